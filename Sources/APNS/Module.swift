@@ -1,0 +1,1 @@
+// APNS module: see docs/architecture.md.

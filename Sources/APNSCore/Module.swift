@@ -1,0 +1,1 @@
+// APNSCore module: see docs/architecture.md.

@@ -1,0 +1,1 @@
+// APNSMock module: see docs/architecture.md.

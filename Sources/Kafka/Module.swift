@@ -1,0 +1,1 @@
+// Kafka module: see docs/architecture.md.

@@ -1,0 +1,1 @@
+// NIONGHTTP2 module: see docs/architecture.md.

@@ -1,0 +1,1 @@
+// NIOOpenSSL module: see docs/architecture.md.

@@ -1,0 +1,1 @@
+// Pushline module: see docs/architecture.md.
