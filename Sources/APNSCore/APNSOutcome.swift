@@ -1,0 +1,49 @@
+/// The final word on one notification: APNs' answer, or why none came.
+public struct APNSOutcome: Sendable, Hashable {
+    /// Why no response was received (status 0 in result records).
+    public enum NoResponse: String, Sendable, Hashable {
+        /// The local request deadline passed; the stream was reset. APNs may still have delivered it.
+        case timeout
+        /// The connection failed with the request in flight, or none could be made.
+        case connection
+        /// The job's deadline or expiration passed before it could be (re)sent.
+        case expired
+    }
+
+    /// APNs' response, or nil when none was received.
+    public var response: APNSResponse?
+    /// Set when `response` is nil.
+    public var noResponse: NoResponse?
+    /// Attempts that counted (resends after REFUSED_STREAM or GOAWAY do not count).
+    public var attempts: Int
+    /// From the first send to the final answer, in milliseconds.
+    public var latencyMilliseconds: Double
+
+    public init(response: APNSResponse, attempts: Int, latencyMilliseconds: Double) {
+        self.response = response
+        self.noResponse = nil
+        self.attempts = attempts
+        self.latencyMilliseconds = latencyMilliseconds
+    }
+
+    public init(noResponse: NoResponse, attempts: Int, latencyMilliseconds: Double) {
+        self.response = nil
+        self.noResponse = noResponse
+        self.attempts = attempts
+        self.latencyMilliseconds = latencyMilliseconds
+    }
+
+    /// The HTTP status, 0 when no response was received.
+    public var status: Int { response?.status ?? 0 }
+
+    /// APNs' reason string, or the no-response reason (`timeout`, `connection`, `expired`).
+    public var reasonString: String? {
+        if let response { return response.reason?.rawValue }
+        return noResponse?.rawValue
+    }
+
+    public var disposition: APNSDisposition {
+        if let response { return APNSDisposition(response) }
+        return .retryable(noResponse == .expired ? .expired : .transport)
+    }
+}

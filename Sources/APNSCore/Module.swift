@@ -1,1 +1,0 @@
-// APNSCore module: see docs/architecture.md.
