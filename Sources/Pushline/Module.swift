@@ -1,1 +1,0 @@
-// Pushline module: see docs/architecture.md.
