@@ -1,0 +1,117 @@
+import APNSCore
+import Foundation
+
+/// Checks a loaded configuration for values that cannot work, one line per problem.
+enum ConfigurationValidator {
+    static func problems(in configuration: PushlineConfiguration) -> [String] {
+        var problems: [String] = []
+        func require(_ condition: Bool, _ problem: @autoclosure () -> String) {
+            if !condition { problems.append(problem()) }
+        }
+
+        let kafka = configuration.kafka
+        require(!kafka.brokers.trimmingCharacters(in: .whitespaces).isEmpty, "kafka.brokers: empty; give host:port[,host:port...]")
+        require(!kafka.groupID.isEmpty, "kafka.group_id: empty")
+        require(!kafka.jobsTopic.isEmpty, "kafka.jobs_topic: empty")
+        require(!kafka.resultsTopic.isEmpty, "kafka.results_topic: empty")
+        require(!kafka.deadLetterTopic.isEmpty, "kafka.dead_letter_topic: empty")
+        require(kafka.resultsTopic != kafka.jobsTopic, "kafka.results_topic: '\(kafka.resultsTopic)' is also the jobs topic")
+        require(kafka.deadLetterTopic != kafka.jobsTopic, "kafka.dead_letter_topic: '\(kafka.deadLetterTopic)' is also the jobs topic")
+
+        let apns = configuration.apns
+        problems += endpointProblems(apns.endpoint, key: "apns.endpoint", caFile: apns.caFile)
+        if !apns.caFile.isEmpty {
+            problems += fileProblems(apns.caFile, key: "apns.ca_file")
+        }
+        require((1...64).contains(apns.connections), "apns.connections: \(apns.connections), must be 1..64")
+        require(
+            (1...100_000).contains(apns.maxStreamsPerConnection),
+            "apns.max_streams_per_connection: \(apns.maxStreamsPerConnection), must be 1..100000")
+        require(
+            (100...600_000).contains(apns.requestTimeoutMilliseconds),
+            "apns.request_timeout_ms: \(apns.requestTimeoutMilliseconds), must be 100..600000")
+        require((1...50).contains(apns.maxAttempts), "apns.max_attempts: \(apns.maxAttempts), must be 1..50")
+
+        require(!configuration.apps.isEmpty, "apps: no app configured; add apps.default with bundle_id and auth")
+        for (name, app) in configuration.apps.sorted(by: { $0.key < $1.key }) {
+            let prefix = "apps.\(name)"
+            require(!app.bundleID.isEmpty, "\(prefix).bundle_id: empty")
+            if !app.endpoint.isEmpty {
+                problems += endpointProblems(app.endpoint, key: "\(prefix).endpoint", caFile: apns.caFile)
+            }
+            switch app.auth {
+            case .token(let keyFile, let keyID, let teamID):
+                require(!keyID.isEmpty, "\(prefix).auth.key_id: empty")
+                require(!teamID.isEmpty, "\(prefix).auth.team_id: empty")
+                if keyFile.isEmpty {
+                    problems.append("\(prefix).auth.key_file: empty; give the .p8 file from Apple")
+                } else {
+                    problems += fileProblems(keyFile, key: "\(prefix).auth.key_file")
+                    if !configuration.worker.allowInsecureKeyFiles, let mode = permissions(keyFile), mode & 0o077 != 0 {
+                        problems.append(
+                            "\(prefix).auth.key_file: '\(keyFile)' is readable by others (mode \(String(mode, radix: 8))); "
+                                + "run: chmod 600 '\(keyFile)' (or set worker.allow_insecure_key_files: true)")
+                    }
+                }
+            case .certificatePEM(let certFile, let keyFile):
+                if certFile.isEmpty {
+                    problems.append("\(prefix).auth.cert_file: empty; give a PEM certificate or p12_file")
+                } else {
+                    problems += fileProblems(certFile, key: "\(prefix).auth.cert_file")
+                }
+                if keyFile.isEmpty {
+                    problems.append("\(prefix).auth.key_file: empty; give the certificate's PEM key")
+                } else {
+                    problems += fileProblems(keyFile, key: "\(prefix).auth.key_file")
+                }
+            case .certificatePKCS12(let p12File, let variable):
+                problems += fileProblems(p12File, key: "\(prefix).auth.p12_file")
+                if !variable.isEmpty, ProcessInfo.processInfo.environment[variable] == nil {
+                    problems.append("\(prefix).auth.p12_password_env: environment variable \(variable) is not set")
+                }
+            }
+        }
+
+        let worker = configuration.worker
+        require(worker.maxInflight >= 1, "worker.max_inflight: \(worker.maxInflight), must be at least 1")
+        require(worker.shutdownTimeoutMilliseconds >= 0, "worker.shutdown_timeout_ms: \(worker.shutdownTimeoutMilliseconds), must be >= 0")
+        require(worker.maxJobBytes >= 1024, "worker.max_job_bytes: \(worker.maxJobBytes), must be at least 1024")
+        for reason in worker.invalidateOn where APNSReason(rawValue: reason).documentedStatus == nil {
+            problems.append("worker.invalidate_on: '\(reason)' is not an APNs reason")
+        }
+
+        let metrics = configuration.metrics
+        if !metrics.listen.isEmpty, HostPort(metrics.listen) == nil {
+            problems.append("metrics.listen: '\(metrics.listen)' is not HOST:PORT (or \"\" to turn metrics off)")
+        }
+        let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+        require(levels.contains(configuration.log.level), "log.level: '\(configuration.log.level)', must be one of \(levels.joined(separator: ", "))")
+        require(["json", "text", "auto"].contains(configuration.log.format), "log.format: '\(configuration.log.format)', must be json, text or auto")
+        return problems
+    }
+
+    private static func endpointProblems(_ endpoint: String, key: String, caFile: String) -> [String] {
+        switch endpoint {
+        case "production", "sandbox":
+            return []
+        default:
+            guard HostPort(endpoint) != nil else {
+                return ["\(key): '\(endpoint)' is not production, sandbox or HOST:PORT"]
+            }
+            if caFile.isEmpty {
+                return ["\(key): a custom endpoint ('\(endpoint)') needs apns.ca_file to verify it (TLS is never switched off)"]
+            }
+            return []
+        }
+    }
+
+    private static func fileProblems(_ path: String, key: String) -> [String] {
+        if FileManager.default.isReadableFile(atPath: path) { return [] }
+        if FileManager.default.fileExists(atPath: path) { return ["\(key): cannot read '\(path)': permission denied"] }
+        return ["\(key): cannot read '\(path)': no such file"]
+    }
+
+    private static func permissions(_ path: String) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? nil
+    }
+}

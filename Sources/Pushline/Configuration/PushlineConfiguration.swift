@@ -1,0 +1,99 @@
+/// Everything `pushline run` is configured with: the YAML file of the contract, overridden key by
+/// key from the environment, validated whole before anything starts.
+public struct PushlineConfiguration: Sendable, Hashable {
+    public var kafka: Kafka
+    public var apns: APNS
+    /// App profiles by name; a job picks one with `app` ("default" when absent).
+    public var apps: [String: App]
+    public var worker: Worker
+    public var metrics: Metrics
+    public var log: Log
+
+    public init(
+        kafka: Kafka = Kafka(), apns: APNS = APNS(), apps: [String: App] = [:], worker: Worker = Worker(),
+        metrics: Metrics = Metrics(), log: Log = Log()
+    ) {
+        self.kafka = kafka
+        self.apns = apns
+        self.apps = apps
+        self.worker = worker
+        self.metrics = metrics
+        self.log = log
+    }
+
+    public struct Kafka: Sendable, Hashable {
+        public var brokers = "127.0.0.1:9092"
+        public var groupID = "pushline"
+        public var jobsTopic = "push.jobs"
+        public var resultsTopic = "push.results"
+        /// "" = token_invalidated events go to `resultsTopic` only.
+        public var invalidationsTopic = ""
+        public var deadLetterTopic = "push.jobs.dlq"
+        /// Passed to librdkafka as-is (security.protocol, sasl.*, ssl.*, ...).
+        public var properties: [String: String] = [:]
+        public init() {}
+    }
+
+    public struct APNS: Sendable, Hashable {
+        /// production | sandbox | HOST:PORT
+        public var endpoint = "production"
+        /// Extra trusted CA (PEM), required for a HOST:PORT endpoint.
+        public var caFile = ""
+        public var connections = 4
+        public var maxStreamsPerConnection = 1000
+        public var requestTimeoutMilliseconds = 10_000
+        public var maxAttempts = 5
+        public init() {}
+    }
+
+    public struct App: Sendable, Hashable {
+        public var bundleID: String
+        public var auth: Auth
+        /// Per-app override of `apns.endpoint`; "" = use it.
+        public var endpoint: String
+
+        public init(bundleID: String, auth: Auth, endpoint: String = "") {
+            self.bundleID = bundleID
+            self.auth = auth
+            self.endpoint = endpoint
+        }
+    }
+
+    /// How an app proves itself to APNs.
+    public enum Auth: Sendable, Hashable {
+        /// Token trust: an ES256 JWT from a `.p8` key.
+        case token(keyFile: String, keyID: String, teamID: String)
+        /// Certificate trust with a PEM certificate and key.
+        case certificatePEM(certFile: String, keyFile: String)
+        /// Certificate trust with a PKCS#12 bundle; the password comes from the named environment
+        /// variable (or is empty when no variable is named).
+        case certificatePKCS12(p12File: String, passwordEnvironmentVariable: String)
+    }
+
+    public struct Worker: Sendable, Hashable {
+        /// Notifications in flight before the assigned partitions are paused.
+        public var maxInflight = 20_000
+        public var shutdownTimeoutMilliseconds = 30_000
+        /// APNs reasons that emit `token_invalidated`.
+        public var invalidateOn = ["Unregistered"]
+        /// Job records larger than this are rejected.
+        public var maxJobBytes = 1_000_000
+        /// Start even when a `.p8` key is readable by others (not recommended).
+        public var allowInsecureKeyFiles = false
+        public init() {}
+    }
+
+    public struct Metrics: Sendable, Hashable {
+        /// HOST:PORT for /metrics, /healthz, /readyz; "" = off.
+        public var listen = "127.0.0.1:9464"
+        public init() {}
+    }
+
+    public struct Log: Sendable, Hashable {
+        /// trace | debug | info | notice | warning | error | critical
+        public var level = "info"
+        /// json | text | auto (text on a terminal, JSON otherwise)
+        public var format = "auto"
+        public init() {}
+    }
+}
