@@ -1,0 +1,65 @@
+/// Appends JSON to a byte buffer: strings escaped per RFC 8259, no Foundation, no intermediate tree.
+struct JSONWriter {
+    private(set) var bytes: [UInt8] = []
+
+    init(capacity: Int = 256) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    mutating func raw(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func string(_ value: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): raw("\\\"")
+            case UInt8(ascii: "\\"): raw("\\\\")
+            case 0x0A: raw("\\n")
+            case 0x0D: raw("\\r")
+            case 0x09: raw("\\t")
+            case 0..<0x20:
+                raw("\\u00")
+                bytes.append(Self.hex[Int(byte >> 4)])
+                bytes.append(Self.hex[Int(byte & 0xF)])
+            default:
+                bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    mutating func optionalString(_ value: String?) {
+        if let value { string(value) } else { raw("null") }
+    }
+
+    mutating func integer<I: BinaryInteger>(_ value: I) {
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    mutating func optionalInteger<I: BinaryInteger>(_ value: I?) {
+        if let value { integer(value) } else { raw("null") }
+    }
+
+    /// A non-negative decimal with one digit after the point (latencies in ms).
+    mutating func tenths(_ value: Double) {
+        let scaled = value.isFinite ? Int64((max(value, 0) * 10).rounded()) : 0
+        integer(scaled / 10)
+        bytes.append(UInt8(ascii: "."))
+        integer(scaled % 10)
+    }
+
+    mutating func bool(_ value: Bool) {
+        if value { raw("true") } else { raw("false") }
+    }
+
+    /// `"key":` — keys are internal constants, never escaped.
+    mutating func key(_ name: StaticString) {
+        bytes.append(UInt8(ascii: "\""))
+        raw(name)
+        raw("\":")
+    }
+
+    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+}

@@ -1,0 +1,127 @@
+/// The records Pushline publishes (contract: "Records on results_topic").
+public enum ResultRecord: Sendable, Hashable {
+    /// The final outcome for one token.
+    case delivery(Delivery)
+    /// APNs says a token is dead (410); token-hygiene services delete it.
+    case tokenInvalidated(TokenInvalidated)
+    /// A job that could not be decoded or validated.
+    case rejected(Rejected)
+
+    public struct Delivery: Sendable, Hashable {
+        public var jobID: String
+        public var token: String
+        public var app: String
+        /// APNs' HTTP status; 0 when no response was ever received.
+        public var status: Int
+        /// APNs' reason, or `timeout` / `connection` / `expired` with status 0; nil on success.
+        public var reason: String?
+        public var apnsID: String?
+        /// APNs' 410 timestamp (ms).
+        public var timestamp: Int64?
+        public var attempts: Int
+        public var latencyMilliseconds: Double
+        public var final: Bool
+        public var source: RecordSource
+
+        public init(
+            jobID: String, token: String, app: String, status: Int, reason: String?, apnsID: String?,
+            timestamp: Int64?, attempts: Int, latencyMilliseconds: Double, final: Bool = true, source: RecordSource
+        ) {
+            self.jobID = jobID
+            self.token = token
+            self.app = app
+            self.status = status
+            self.reason = reason
+            self.apnsID = apnsID
+            self.timestamp = timestamp
+            self.attempts = attempts
+            self.latencyMilliseconds = latencyMilliseconds
+            self.final = final
+            self.source = source
+        }
+    }
+
+    public struct TokenInvalidated: Sendable, Hashable {
+        public var token: String
+        public var app: String
+        public var topic: String
+        public var reason: String
+        public var invalidSince: Int64?
+        public var jobID: String
+
+        public init(token: String, app: String, topic: String, reason: String, invalidSince: Int64?, jobID: String) {
+            self.token = token
+            self.app = app
+            self.topic = topic
+            self.reason = reason
+            self.invalidSince = invalidSince
+            self.jobID = jobID
+        }
+    }
+
+    public struct Rejected: Sendable, Hashable {
+        public var jobID: String?
+        public var error: String
+        public var source: RecordSource
+
+        public init(jobID: String?, error: String, source: RecordSource) {
+            self.jobID = jobID
+            self.error = error
+            self.source = source
+        }
+    }
+
+    /// The Kafka key: the job id for delivery and rejected records, the token for invalidations.
+    public var key: String? {
+        switch self {
+        case .delivery(let delivery): return delivery.jobID
+        case .tokenInvalidated(let invalidated): return invalidated.token
+        case .rejected(let rejected): return rejected.jobID
+        }
+    }
+
+    /// The record as UTF-8 JSON, fields in the contract's order.
+    public func encoded() -> [UInt8] {
+        var json = JSONWriter()
+        switch self {
+        case .delivery(let d):
+            json.raw("{\"type\":\"delivery\",")
+            json.key("job_id"); json.string(d.jobID); json.raw(",")
+            json.key("token"); json.string(d.token); json.raw(",")
+            json.key("app"); json.string(d.app); json.raw(",")
+            json.key("status"); json.integer(d.status); json.raw(",")
+            json.key("reason"); json.optionalString(d.reason); json.raw(",")
+            json.key("apns_id"); json.optionalString(d.apnsID); json.raw(",")
+            json.key("timestamp"); json.optionalInteger(d.timestamp); json.raw(",")
+            json.key("attempts"); json.integer(d.attempts); json.raw(",")
+            json.key("latency_ms"); json.tenths(d.latencyMilliseconds); json.raw(",")
+            json.key("final"); json.bool(d.final); json.raw(",")
+            json.key("source"); Self.write(d.source, into: &json)
+            json.raw("}")
+        case .tokenInvalidated(let t):
+            json.raw("{\"type\":\"token_invalidated\",")
+            json.key("token"); json.string(t.token); json.raw(",")
+            json.key("app"); json.string(t.app); json.raw(",")
+            json.key("topic"); json.string(t.topic); json.raw(",")
+            json.key("reason"); json.string(t.reason); json.raw(",")
+            json.key("invalid_since"); json.optionalInteger(t.invalidSince); json.raw(",")
+            json.key("job_id"); json.string(t.jobID)
+            json.raw("}")
+        case .rejected(let r):
+            json.raw("{\"type\":\"rejected\",")
+            json.key("job_id"); json.optionalString(r.jobID); json.raw(",")
+            json.key("error"); json.string(r.error); json.raw(",")
+            json.key("source"); Self.write(r.source, into: &json)
+            json.raw("}")
+        }
+        return json.bytes
+    }
+
+    private static func write(_ source: RecordSource, into json: inout JSONWriter) {
+        json.raw("{")
+        json.key("topic"); json.string(source.topic); json.raw(",")
+        json.key("partition"); json.integer(source.partition); json.raw(",")
+        json.key("offset"); json.integer(source.offset)
+        json.raw("}")
+    }
+}
