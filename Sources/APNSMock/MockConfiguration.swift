@@ -1,0 +1,68 @@
+/// Everything `pushline mock-apns` can be told: where to listen, whom to trust, how devices behave,
+/// and which faults to inject. Chaos is all off by default.
+public struct MockConfiguration: Sendable {
+    public var host = "127.0.0.1"
+    public var port = 2197
+    /// Event loops; 0 = one per core.
+    public var threads = 0
+
+    /// Server certificate chain and key (PEM).
+    public var tlsCertificateFile: String?
+    public var tlsKeyFile: String?
+
+    /// Token trust: accepted signing keys by key id. Empty = token auth off.
+    public var authKeys: [String: AuthKey] = [:]
+    /// Certificate trust: require client certificates signed by this CA (PEM file).
+    public var clientCAFile: String?
+    /// Allowed apns-topic values; empty = any.
+    public var topics: Set<String> = []
+
+    /// SETTINGS_MAX_CONCURRENT_STREAMS once a connection has carried a valid token (or at once
+    /// with certificate trust).
+    public var maxStreams = 1000
+
+    public var unregisteredTokens: Set<String> = []
+    /// Also this fraction of all tokens, chosen by hashing the token (stable across runs).
+    public var unregisteredFraction = 0.0
+
+    public var latencyMilliseconds = 0
+    public var jitterMilliseconds = 0
+    public var rate429 = 0.0
+    public var rate500 = 0.0
+    public var rate503 = 0.0
+    /// GOAWAY after N streams on a connection (0 = never).
+    public var goawayEvery = 0
+    /// Abrupt TCP close after N streams on a connection (0 = never).
+    public var closeEvery = 0
+    /// Lower MAX_CONCURRENT_STREAMS to 1 for a moment every N streams (0 = never).
+    public var limitDropEvery = 0
+    /// How long a dropped limit stays at 1, in milliseconds.
+    public var limitDropMilliseconds = 200
+    /// Close a connection idle this long, in seconds (0 = never).
+    public var idleCloseSeconds = 0
+
+    public var statsFile: String?
+    public var statsIntervalSeconds = 5
+    public var recordFile: String?
+    /// A seed for chaos and jitter, so a run can be repeated.
+    public var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+
+    /// A key whose JWTs are accepted.
+    public struct AuthKey: Sendable, Hashable {
+        public var keyID: String
+        public var teamID: String
+        /// The P-256 public key, PEM.
+        public var publicKeyPEM: String
+
+        public init(keyID: String, teamID: String, publicKeyPEM: String) {
+            self.keyID = keyID
+            self.teamID = teamID
+            self.publicKeyPEM = publicKeyPEM
+        }
+    }
+
+    public init() {}
+
+    /// Whether requests must carry a provider token.
+    public var tokenAuth: Bool { !authKeys.isEmpty }
+}

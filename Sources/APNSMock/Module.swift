@@ -1,1 +1,0 @@
-// APNSMock module: see docs/architecture.md.
