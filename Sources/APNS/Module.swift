@@ -1,1 +1,0 @@
-// APNS module: see docs/architecture.md.

@@ -1,0 +1,54 @@
+/// How many more streams one connection may open right now: a pure value the pool consults
+/// before every send, so no request ever waits inside a throttled connection.
+///
+/// capacity = min(peer SETTINGS_MAX_CONCURRENT_STREAMS, configured cap, 1 until the first success
+/// on a token-auth connection) - streams reserved. A stream is reserved from the moment the pool
+/// picks the connection until its stream closes, so requests in transit to the event loop count.
+public struct StreamCapacity: Sendable, Hashable {
+    /// The server's latest SETTINGS_MAX_CONCURRENT_STREAMS (HTTP/2 default: unlimited; APNs sends
+    /// a value in its first SETTINGS, before which nothing is sent).
+    public private(set) var peerLimit: Int
+    public let configuredCap: Int
+    /// Token-auth connections carry one request until one succeeds (APNs advertises 1 until then).
+    public private(set) var probing: Bool
+    public private(set) var reserved = 0
+
+    public init(configuredCap: Int, tokenAuth: Bool, peerLimit: Int = 1) {
+        self.configuredCap = max(1, configuredCap)
+        self.probing = tokenAuth
+        self.peerLimit = peerLimit
+    }
+
+    /// The limit in force now.
+    public var limit: Int {
+        min(peerLimit, configuredCap, probing ? 1 : Int.max)
+    }
+
+    /// Streams that may still be opened.
+    public var available: Int {
+        max(0, limit - reserved)
+    }
+
+    /// The server sent SETTINGS_MAX_CONCURRENT_STREAMS.
+    public mutating func peerLimitChanged(_ value: Int) {
+        peerLimit = max(0, value)
+    }
+
+    /// Takes a slot; returns false (and takes nothing) when none is free.
+    public mutating func reserve() -> Bool {
+        guard available > 0 else { return false }
+        reserved += 1
+        return true
+    }
+
+    /// A reserved stream closed (answered, reset, refused, or failed).
+    public mutating func release() {
+        precondition(reserved > 0, "released a stream that was never reserved")
+        reserved -= 1
+    }
+
+    /// A request on this connection succeeded: the probing phase is over.
+    public mutating func succeeded() {
+        probing = false
+    }
+}
