@@ -52,10 +52,12 @@ struct ClientStreamCapacity: Hashable {
         if wasSent { open -= 1 }
     }
 
-    /// The peer's SETTINGS_MAX_CONCURRENT_STREAMS as nghttp2 now applies it; true when it changed.
+    /// The peer's SETTINGS_MAX_CONCURRENT_STREAMS as nghttp2 now applies it; true when it changed
+    /// or this is the peer's first SETTINGS (the assumed value becomes a known one).
     mutating func peerSettings(maxConcurrentStreams: Int) -> Bool {
+        let first = !peerSettingsReceived
         peerSettingsReceived = true
-        guard maxConcurrentStreams != peerMaxConcurrentStreams else { return false }
+        guard maxConcurrentStreams != peerMaxConcurrentStreams else { return first }
         peerMaxConcurrentStreams = maxConcurrentStreams
         return true
     }
