@@ -14,14 +14,39 @@ public struct HTTP2ClientConnection: Sendable {
     }
 
     /// Adds a new `HTTP2ClientHandler` to `channel` (on its EventLoop) and returns the front.
+    /// Use it from a bootstrap's channel initializer so no server bytes arrive before the handler.
     public static func configure(
         channel: any Channel,
-        configuration: HTTP2ClientConfiguration = .init()
+        configuration: HTTP2ClientConfiguration = .init(),
+        delegate: (any HTTP2ClientDelegate & Sendable)? = nil
     ) -> EventLoopFuture<HTTP2ClientConnection> {
         channel.eventLoop.submit {
-            let handler = HTTP2ClientHandler(configuration: configuration)
+            let handler = HTTP2ClientHandler(configuration: configuration, delegate: delegate)
             try channel.pipeline.syncOperations.addHandler(handler)
             return HTTP2ClientConnection(channel: channel, handler: handler)
+        }
+    }
+
+    /// The front for a channel whose pipeline already holds an `HTTP2ClientHandler`.
+    public static func existing(in channel: any Channel) -> EventLoopFuture<HTTP2ClientConnection> {
+        channel.eventLoop.submit {
+            let handler = try channel.pipeline.syncOperations.handler(type: HTTP2ClientHandler.self)
+            return HTTP2ClientConnection(channel: channel, handler: handler)
+        }
+    }
+
+    /// Runs `body` with the handler on the channel's EventLoop (e.g. to read `availableStreams`
+    /// or drive many submits without a hop each).
+    public func withHandler<Result: Sendable>(
+        _ body: @escaping @Sendable (HTTP2ClientHandler) throws -> EventLoopFuture<Result>
+    ) -> EventLoopFuture<Result> {
+        let eventLoop = channel.eventLoop
+        return eventLoop.flatSubmit {
+            do {
+                return try body(handler.value)
+            } catch {
+                return eventLoop.makeFailedFuture(error)
+            }
         }
     }
 

@@ -54,6 +54,10 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
 
     // MARK: What a pool reads
 
+    /// The channel's EventLoop, once the handler is in a pipeline.
+    public var eventLoop: (any EventLoop)? { context?.eventLoop }
+
+
     /// The server's SETTINGS_MAX_CONCURRENT_STREAMS (the assumed value until its SETTINGS arrive).
     public var peerMaxConcurrentStreams: Int { capacity.peerMaxConcurrentStreams }
     /// Whether the server's first SETTINGS frame has arrived.

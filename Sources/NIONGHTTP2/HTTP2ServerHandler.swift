@@ -57,6 +57,9 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
         session.events = self
     }
 
+    /// The channel's EventLoop, once the handler is in a pipeline.
+    public var eventLoop: (any EventLoop)? { context?.eventLoop }
+
     /// Streams opened by the client and not yet closed.
     public var openStreams: Int { stats.openStreams }
 
