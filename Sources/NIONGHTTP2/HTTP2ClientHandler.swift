@@ -1,0 +1,403 @@
+import CNGHTTP2
+import NIOCore
+
+/// The client side of one HTTP/2 connection over nghttp2, as the last inbound handler of a
+/// channel whose lower handlers pass plaintext `ByteBuffer`s (TCP directly for h2c, or TLS).
+///
+/// Every method must be called on the channel's EventLoop. Submits are queued in nghttp2 and leave
+/// in one write per event-loop tick (see `WriteCoalescer`).
+///
+/// Stream limits: nghttp2 itself holds back requests beyond the peer's
+/// SETTINGS_MAX_CONCURRENT_STREAMS and sends them as streams finish. A pool must NOT rely on that
+/// (requests would wait inside a throttled connection): submit only while `availableStreams > 0`.
+public final class HTTP2ClientHandler: ChannelInboundHandler {
+    public typealias InboundIn = ByteBuffer
+    public typealias OutboundOut = ByteBuffer
+
+    private enum Deferred {
+        case response(EventLoopPromise<HTTP2Response>, HTTP2Response)
+        case failure(EventLoopPromise<HTTP2Response>, HTTP2StreamError)
+        case pong(EventLoopPromise<TimeAmount>, TimeAmount)
+        case peerMaxChanged(Int)
+        case goAwayReceived(HTTP2GoAway)
+        case goAwaySent(HTTP2GoAway)
+    }
+
+    public let configuration: HTTP2ClientConfiguration
+    public var delegate: (any HTTP2ClientDelegate)?
+
+    private let session: NGHTTP2Session
+    private var context: ChannelHandlerContext?
+    private var started = false
+    private var streams: [Int32: ClientStream] = [:]
+    private var capacity: ClientStreamCapacity
+    private var coalescer = WriteCoalescer()
+    private var pings = PingTracker()
+    private var deferred: [Deferred] = []
+    private var capacityFreed = false
+
+    /// The GOAWAY received from the server, if any.
+    public private(set) var receivedGoAway: HTTP2GoAway?
+
+    public init(configuration: HTTP2ClientConfiguration = .init(), delegate: (any HTTP2ClientDelegate)? = nil) {
+        self.configuration = configuration
+        self.delegate = delegate
+        self.capacity = ClientStreamCapacity(assumedPeerMaxConcurrentStreams: Int(configuration.assumedPeerMaxConcurrentStreams))
+        do {
+            session = try NGHTTP2Session(role: .client, peerMaxConcurrentStreams: configuration.assumedPeerMaxConcurrentStreams)
+        } catch {
+            // nghttp2_session_client_new2 and nghttp2_option_new fail only when out of memory.
+            fatalError("cannot create an nghttp2 client session: \(error)")
+        }
+        session.events = self
+    }
+
+    // MARK: What a pool reads
+
+    /// The channel's EventLoop, once the handler is in a pipeline.
+    public var eventLoop: (any EventLoop)? { context?.eventLoop }
+
+
+    /// The server's SETTINGS_MAX_CONCURRENT_STREAMS (the assumed value until its SETTINGS arrive).
+    public var peerMaxConcurrentStreams: Int { capacity.peerMaxConcurrentStreams }
+    /// Whether the server's first SETTINGS frame has arrived.
+    public var peerSettingsReceived: Bool { capacity.peerSettingsReceived }
+    /// Streams whose HEADERS were sent and that are not finished.
+    public var openStreams: Int { capacity.open }
+    /// Streams submitted and not finished, including any nghttp2 still holds back.
+    public var inFlightStreams: Int { capacity.inFlight }
+    /// How many more requests may be submitted now without waiting inside this connection
+    /// (peer limit minus in-flight; 0 after GOAWAY or close).
+    public var availableStreams: Int { capacity.availableStreams }
+    /// False after GOAWAY (either way) or close: submits fail with `.connectionUnavailable`.
+    public var isAcceptingStreams: Bool { capacity.rejectionReason == nil && context != nil }
+
+    // MARK: Requests
+
+    /// Submits a request; `promise` completes with the response or an `HTTP2StreamError`.
+    /// Returns the stream id (for `cancel`), or nil when the submit failed (promise already failed).
+    @discardableResult
+    public func submit(_ request: HTTP2Request, promise: EventLoopPromise<HTTP2Response>) -> Int32? {
+        if context == nil {
+            promise.fail(HTTP2StreamError(.connectionUnavailable("handler not in a pipeline or connection closed"), streamID: nil))
+            return nil
+        }
+        if let reason = capacity.submit() {
+            promise.fail(HTTP2StreamError(.connectionUnavailable(reason), streamID: nil))
+            return nil
+        }
+        let body = request.body.flatMap { $0.readableBytes > 0 ? $0 : nil }
+        let streamID = session.submitRequest(request, hasBody: body != nil)
+        guard streamID > 0 else {
+            capacity.streamFinished(wasSent: false)
+            let reason: HTTP2StreamError.Kind = streamID == Int32(NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE.rawValue)
+                ? .connectionUnavailable("stream ids exhausted")
+                : .library(code: streamID, message: String(cString: nghttp2_strerror(streamID)))
+            promise.fail(HTTP2StreamError(reason, streamID: nil))
+            return nil
+        }
+        streams[streamID] = ClientStream(promise: promise, requestBody: body)
+        needsDrain()
+        return streamID
+    }
+
+    /// Submits a request; the future completes on the channel's EventLoop.
+    public func submit(_ request: HTTP2Request) -> EventLoopFuture<HTTP2Response> {
+        guard let context else {
+            preconditionFailure("HTTP2ClientHandler.submit(_:) before the handler was added to a pipeline")
+        }
+        let promise = context.eventLoop.makePromise(of: HTTP2Response.self)
+        submit(request, promise: promise)
+        return promise.futureResult
+    }
+
+    /// Resets the stream with RST_STREAM CANCEL (e.g. a request deadline passed): its promise
+    /// fails with `.cancelled` and its slot counts as free at once. Unknown ids are ignored.
+    public func cancel(streamID: Int32) {
+        guard let stream = streams.removeValue(forKey: streamID) else { return }
+        capacity.streamFinished(wasSent: stream.headersSent)
+        try? session.submitReset(streamID: streamID, errorCode: .cancel)
+        needsDrain()
+        stream.promise.fail(HTTP2StreamError(.cancelled, streamID: streamID))
+    }
+
+    // MARK: Connection control
+
+    /// Sends a PING; the future yields the round-trip time.
+    public func ping() -> EventLoopFuture<TimeAmount> {
+        guard let context else { preconditionFailure("HTTP2ClientHandler.ping() before the handler was added to a pipeline") }
+        let promise = context.eventLoop.makePromise(of: TimeAmount.self)
+        let opaque = pings.start(at: .now(), promise: promise)
+        do {
+            try session.submitPing(opaque: opaque)
+            needsDrain()
+        } catch {
+            _ = pings.acked(opaque, at: .now())
+            promise.fail(error)
+        }
+        return promise.futureResult
+    }
+
+    /// Sends GOAWAY (no new streams from here on); open streams still complete.
+    public func goAway(errorCode: HTTP2ErrorCode = .noError, debugData: ByteBuffer = ByteBuffer()) {
+        guard context != nil else { return }
+        do {
+            try session.submitGoAway(lastStreamID: session.lastProcessedStreamID, errorCode: errorCode, debugData: debugData)
+            needsDrain()
+        } catch {
+            context?.fireErrorCaught(error)
+        }
+    }
+
+    // MARK: ChannelHandler
+
+    public func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        if context.channel.isActive { start() }
+    }
+
+    public func handlerRemoved(context: ChannelHandlerContext) {
+        failEverything()
+        self.context = nil
+    }
+
+    public func channelActive(context: ChannelHandlerContext) {
+        start()
+        context.fireChannelActive()
+    }
+
+    public func channelInactive(context: ChannelHandlerContext) {
+        failEverything()
+        context.fireChannelInactive()
+    }
+
+    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let bytes = unwrapInboundIn(data)
+        coalescer.readStarted()
+        do {
+            try session.receive(bytes)
+        } catch {
+            fail(context: context, error)
+            return
+        }
+        runDeferred()
+    }
+
+    public func channelReadComplete(context: ChannelHandlerContext) {
+        coalescer.readCompleted()
+        drain()
+        context.fireChannelReadComplete()
+    }
+
+    // MARK: Writing
+
+    private func start() {
+        guard !started, let context else { return }
+        started = true
+        do {
+            try session.submitSettings([
+                (NGHTTP2_SETTINGS_ENABLE_PUSH, 0),
+                (NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, configuration.initialWindowSize),
+                (NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES, 1),
+            ])
+            try session.setConnectionWindow(configuration.connectionWindowSize)
+        } catch {
+            fail(context: context, error)
+            return
+        }
+        drain()
+    }
+
+    private func needsDrain() {
+        guard started, case .scheduleDrain = coalescer.needsDrain(), let context else { return }
+        context.eventLoop.assumeIsolated().execute {
+            self.coalescer.scheduledDrainRuns()
+            self.drain()
+        }
+    }
+
+    /// One `mem_send` loop into one buffer, one write and one flush.
+    private func drain() {
+        guard started, let context else { return }
+        var out = context.channel.allocator.buffer(capacity: 16 * 1024)
+        do {
+            if try session.send(into: &out) > 0 {
+                context.writeAndFlush(wrapOutboundOut(out), promise: nil)
+            }
+        } catch {
+            fail(context: context, error)
+            return
+        }
+        runDeferred()
+        if !session.wantsRead && !session.wantsWrite {
+            // GOAWAY exchanged and nothing left in flight: the connection is done.
+            context.close(promise: nil)
+        }
+    }
+
+    private func fail(context: ChannelHandlerContext, _ error: any Error) {
+        context.fireErrorCaught(error)
+        context.close(promise: nil)
+    }
+
+    // MARK: Completing streams outside nghttp2
+
+    private func runDeferred() {
+        var index = 0
+        while index < deferred.count {
+            let item = deferred[index]
+            index += 1
+            switch item {
+            case .response(let promise, let response): promise.succeed(response)
+            case .failure(let promise, let error): promise.fail(error)
+            case .pong(let promise, let rtt): promise.succeed(rtt)
+            case .peerMaxChanged(let value): delegate?.http2Client(self, peerMaxConcurrentStreamsChanged: value)
+            case .goAwayReceived(let goAway): delegate?.http2Client(self, goAwayReceived: goAway)
+            case .goAwaySent(let goAway): delegate?.http2Client(self, goAwaySent: goAway)
+            }
+        }
+        deferred.removeAll(keepingCapacity: true)
+        if capacityFreed {
+            capacityFreed = false
+            if capacity.availableStreams > 0 { delegate?.http2ClientStreamCapacityAvailable(self) }
+        }
+    }
+
+    private func failEverything() {
+        guard capacity.phase != .closed else { return }
+        capacity.closed()
+        let open = streams
+        streams.removeAll()
+        for (streamID, stream) in open {
+            let kind: HTTP2StreamError.Kind = stream.headersSent ? .connectionClosed : .notSent
+            stream.promise.fail(HTTP2StreamError(kind, streamID: streamID))
+        }
+        for promise in pings.drainAll() {
+            promise.fail(HTTP2StreamError(.connectionClosed, streamID: nil))
+        }
+        runDeferred()
+        delegate?.http2ClientClosed(self)
+    }
+
+    private func finish(streamID: Int32, with error: HTTP2StreamError.Kind) {
+        guard let stream = streams.removeValue(forKey: streamID) else { return }
+        capacity.streamFinished(wasSent: stream.headersSent)
+        capacityFreed = true
+        deferred.append(.failure(stream.promise, HTTP2StreamError(error, streamID: streamID)))
+    }
+}
+
+@available(*, unavailable)
+extension HTTP2ClientHandler: Sendable {}
+
+extension HTTP2ClientHandler: NGHTTP2SessionEvents {
+    func sessionBeginHeaders(streamID: Int32, isRequest: Bool) throws {}
+
+    func sessionHeader(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndex: Bool) throws {
+        guard streams[streamID] != nil else { return }
+        if name.first == UInt8(ascii: ":") {
+            if name.elementsEqual(":status".utf8) { streams[streamID]!.status = parseStatus(value) }
+            return
+        }
+        streams[streamID]!.headers.append(HTTP2Header(
+            String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self), neverIndex: neverIndex))
+    }
+
+    func sessionData(streamID: Int32, bytes: UnsafeRawBufferPointer) throws {
+        guard streams[streamID] != nil, let context else { return }
+        if streams[streamID]!.body == nil {
+            streams[streamID]!.body = context.channel.allocator.buffer(capacity: bytes.count)
+        }
+        streams[streamID]!.body!.writeBytes(bytes)
+    }
+
+    func sessionFrameReceived(_ frame: NGHTTP2Frame) throws {
+        switch frame {
+        case .headers(let streamID, true, _), .data(let streamID, true):
+            streams[streamID]?.responseEnded = true
+        case .settings(ack: false, _):
+            let value = Int(session.remoteMaxConcurrentStreams)
+            if capacity.peerSettings(maxConcurrentStreams: value) {
+                capacityFreed = true
+                deferred.append(.peerMaxChanged(value))
+            }
+        case .ping(ack: true, let opaque):
+            if let (promise, rtt) = pings.acked(opaque, at: .now()) { deferred.append(.pong(promise, rtt)) }
+        case .goAway(let goAway):
+            receivedGoAway = goAway
+            capacity.goAwayReceived(lastStreamID: goAway.lastStreamID)
+            deferred.append(.goAwayReceived(goAway))
+            // Requests nghttp2 still holds back will never be sent now: fail them at once.
+            let unsent = streams.compactMap { $0.value.headersSent ? nil : $0.key }
+            for streamID in unsent {
+                finish(streamID: streamID, with: .goAway(lastStreamID: goAway.lastStreamID, errorCode: goAway.errorCode))
+            }
+        default:
+            break
+        }
+    }
+
+    func sessionFrameSent(_ frame: NGHTTP2Frame) throws {
+        switch frame {
+        case .headers(let streamID, _, true):
+            if streams[streamID] != nil {
+                streams[streamID]!.headersSent = true
+                capacity.headersSent()
+            }
+        case .goAway(let goAway):
+            capacity.goAwaySent()
+            deferred.append(.goAwaySent(goAway))
+        default:
+            break
+        }
+    }
+
+    func sessionFrameNotSent(_ frame: NGHTTP2Frame, libraryError: Int32) throws {
+        guard case .headers(let streamID, _, true) = frame else { return }
+        if let goAway = receivedGoAway {
+            finish(streamID: streamID, with: .goAway(lastStreamID: goAway.lastStreamID, errorCode: goAway.errorCode))
+        } else {
+            finish(streamID: streamID, with: .notSent)
+        }
+    }
+
+    func sessionInvalidFrame(_ frame: NGHTTP2Frame, libraryError: Int32) throws {}
+
+    func sessionStreamClosed(streamID: Int32, errorCode: HTTP2ErrorCode) throws {
+        guard let stream = streams[streamID] else { return }
+        if stream.responseEnded && stream.status != 0 {
+            streams.removeValue(forKey: streamID)
+            capacity.streamFinished(wasSent: stream.headersSent)
+            capacityFreed = true
+            deferred.append(.response(stream.promise, HTTP2Response(
+                streamID: streamID, status: stream.status, headers: stream.headers, body: stream.body)))
+            return
+        }
+        let kind: HTTP2StreamError.Kind
+        if let goAway = receivedGoAway, streamID > goAway.lastStreamID {
+            kind = .goAway(lastStreamID: goAway.lastStreamID, errorCode: goAway.errorCode)
+        } else if errorCode == .refusedStream {
+            kind = .refused
+        } else if !stream.headersSent {
+            kind = .notSent
+        } else {
+            kind = .reset(errorCode)
+        }
+        finish(streamID: streamID, with: kind)
+    }
+
+    func sessionReadBody(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) throws -> (count: Int, end: Bool) {
+        streams[streamID]?.readBody(into: buffer) ?? (0, true)
+    }
+}
+
+/// Parses an HTTP status code from ASCII digits; 0 when malformed.
+func parseStatus(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+    guard bytes.count == 3 else { return 0 }
+    var value = 0
+    for byte in bytes {
+        guard byte >= 48 && byte <= 57 else { return 0 }
+        value = value * 10 + Int(byte - 48)
+    }
+    return value
+}

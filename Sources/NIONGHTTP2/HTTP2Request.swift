@@ -1,0 +1,33 @@
+import NIOCore
+
+/// A request a client submits on one stream: pseudo-headers, regular headers, optional body.
+///
+/// `:path` is sent never-indexed unless `indexPath` is set (APNs paths carry a device token and are
+/// never reused). Regular headers carry their own indexing choice.
+public struct HTTP2Request: Sendable {
+    public var method: String
+    public var scheme: String
+    public var authority: String
+    public var path: String
+    public var indexPath: Bool
+    public var headers: [HTTP2Header]
+    public var body: ByteBuffer?
+
+    public init(
+        method: String = "POST",
+        scheme: String = "https",
+        authority: String,
+        path: String,
+        indexPath: Bool = false,
+        headers: [HTTP2Header] = [],
+        body: ByteBuffer? = nil
+    ) {
+        self.method = method
+        self.scheme = scheme
+        self.authority = authority
+        self.path = path
+        self.indexPath = indexPath
+        self.headers = headers
+        self.body = body
+    }
+}

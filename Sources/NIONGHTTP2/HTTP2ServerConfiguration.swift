@@ -1,0 +1,14 @@
+/// Settings of one server connection.
+public struct HTTP2ServerConfiguration: Sendable, Hashable {
+    /// SETTINGS_MAX_CONCURRENT_STREAMS advertised in the first SETTINGS (change it later with
+    /// `HTTP2ServerHandler.setMaxConcurrentStreams`).
+    public var maxConcurrentStreams: UInt32 = 100
+    /// SETTINGS_INITIAL_WINDOW_SIZE we advertise.
+    public var initialWindowSize: UInt32 = 1 << 20
+    /// Connection-level receive window.
+    public var connectionWindowSize: Int32 = 16 << 20
+
+    public init(maxConcurrentStreams: UInt32 = 100) {
+        self.maxConcurrentStreams = maxConcurrentStreams
+    }
+}

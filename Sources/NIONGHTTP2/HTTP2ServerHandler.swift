@@ -1,0 +1,355 @@
+import CNGHTTP2
+import NIOCore
+
+/// The server side of one HTTP/2 connection over nghttp2 (h2c prior knowledge, or below TLS):
+/// delivers complete requests to its delegate and sends responses whenever the delegate answers.
+/// Also the per-connection control surface a mock needs: change SETTINGS_MAX_CONCURRENT_STREAMS,
+/// send GOAWAY, refuse or reset streams, close abruptly, and read `stats`.
+///
+/// Every method must be called on the channel's EventLoop. Responses leave coalesced: one write
+/// and one flush per read burst or event-loop tick.
+public final class HTTP2ServerHandler: ChannelInboundHandler {
+    public typealias InboundIn = ByteBuffer
+    public typealias OutboundOut = ByteBuffer
+
+    private enum Deferred {
+        case request(HTTP2ServerRequest)
+        case streamClosed(Int32, HTTP2ErrorCode)
+        case violation
+        case pong(EventLoopPromise<TimeAmount>, TimeAmount)
+        case goAwayReceived(HTTP2GoAway)
+        case goAwaySent(HTTP2GoAway)
+    }
+
+    public let configuration: HTTP2ServerConfiguration
+    public var delegate: (any HTTP2ServerDelegate)?
+
+    private let session: NGHTTP2Session
+    private var context: ChannelHandlerContext?
+    private var started = false
+    private var closed = false
+    private var streams: [Int32: ServerStream] = [:]
+    private var coalescer = WriteCoalescer()
+    private var pings = PingTracker()
+    private var deferred: [Deferred] = []
+
+    /// Open streams, the most open at once, limit violations, requests received.
+    public private(set) var stats = ServerStreamStats()
+    /// The SETTINGS_MAX_CONCURRENT_STREAMS most recently sent (perhaps not yet acknowledged).
+    public private(set) var advertisedMaxConcurrentStreams: UInt32
+    /// The GOAWAY this side sent, if any.
+    public private(set) var sentGoAway: HTTP2GoAway?
+    /// The GOAWAY the client sent, if any.
+    public private(set) var receivedGoAway: HTTP2GoAway?
+
+    public init(configuration: HTTP2ServerConfiguration = .init(), delegate: any HTTP2ServerDelegate) {
+        self.configuration = configuration
+        self.delegate = delegate
+        self.advertisedMaxConcurrentStreams = configuration.maxConcurrentStreams
+        do {
+            // Until the client's SETTINGS arrive nghttp2 assumes it allows 100 streams; a server
+            // never opens streams, so the value does not matter here.
+            session = try NGHTTP2Session(role: .server, peerMaxConcurrentStreams: 100)
+        } catch {
+            // nghttp2_session_server_new2 and nghttp2_option_new fail only when out of memory.
+            fatalError("cannot create an nghttp2 server session: \(error)")
+        }
+        session.events = self
+    }
+
+    /// The channel's EventLoop, once the handler is in a pipeline.
+    public var eventLoop: (any EventLoop)? { context?.eventLoop }
+
+    /// Streams opened by the client and not yet closed.
+    public var openStreams: Int { stats.openStreams }
+
+    /// The SETTINGS_MAX_CONCURRENT_STREAMS the client has acknowledged (what nghttp2 enforces).
+    public var acknowledgedMaxConcurrentStreams: UInt32 { session.localMaxConcurrentStreams }
+
+    // MARK: Responding
+
+    /// Sends a response on `streamID`. Returns false when the stream is gone (reset, refused,
+    /// above a GOAWAY we sent, connection closed) or was already answered.
+    @discardableResult
+    public func respond(to streamID: Int32, status: Int, headers: [HTTP2Header] = [], body: ByteBuffer? = nil) -> Bool {
+        guard !closed, let stream = streams[streamID], !stream.responded else { return false }
+        let body = body.flatMap { $0.readableBytes > 0 ? $0 : nil }
+        streams[streamID]!.responded = true
+        streams[streamID]!.responseBody = body
+        do {
+            try session.submitResponse(streamID: streamID, status: status, headers: headers, hasBody: body != nil)
+        } catch {
+            return false
+        }
+        needsDrain()
+        return true
+    }
+
+    // MARK: Connection control
+
+    /// Advertises a new SETTINGS_MAX_CONCURRENT_STREAMS. nghttp2 refuses (REFUSED_STREAM) new
+    /// streams above a lowered value at once, and enforces a raised one once the client acknowledges.
+    public func setMaxConcurrentStreams(_ value: UInt32) {
+        guard !closed else { return }
+        do {
+            try session.submitSettings([(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, value)])
+            advertisedMaxConcurrentStreams = value
+            needsDrain()
+        } catch {
+            context?.fireErrorCaught(error)
+        }
+    }
+
+    /// Sends GOAWAY. Streams above `lastStreamID` (default: the last stream nghttp2 processed)
+    /// are dropped unanswered; the client reports them as unprocessed. The connection closes by
+    /// itself once the streams at or below it are answered.
+    public func sendGoAway(lastStreamID: Int32? = nil, errorCode: HTTP2ErrorCode = .noError, debugData: ByteBuffer = ByteBuffer()) {
+        guard !closed else { return }
+        do {
+            try session.submitGoAway(
+                lastStreamID: lastStreamID ?? session.lastProcessedStreamID, errorCode: errorCode, debugData: debugData)
+            needsDrain()
+        } catch {
+            context?.fireErrorCaught(error)
+        }
+    }
+
+    /// Resets `streamID` with REFUSED_STREAM: the client may resend it.
+    public func refuseStream(_ streamID: Int32) {
+        resetStream(streamID, errorCode: .refusedStream)
+    }
+
+    /// Resets `streamID` with `errorCode`.
+    public func resetStream(_ streamID: Int32, errorCode: HTTP2ErrorCode) {
+        guard !closed, streams[streamID] != nil else { return }
+        do {
+            try session.submitReset(streamID: streamID, errorCode: errorCode)
+            needsDrain()
+        } catch {
+            context?.fireErrorCaught(error)
+        }
+    }
+
+    /// Closes the TCP connection at once, without GOAWAY.
+    public func closeAbruptly() {
+        context?.close(promise: nil)
+    }
+
+    /// Sends a PING; the future yields the round-trip time.
+    public func ping() -> EventLoopFuture<TimeAmount> {
+        guard let context else { preconditionFailure("HTTP2ServerHandler.ping() before the handler was added to a pipeline") }
+        let promise = context.eventLoop.makePromise(of: TimeAmount.self)
+        let opaque = pings.start(at: .now(), promise: promise)
+        do {
+            try session.submitPing(opaque: opaque)
+            needsDrain()
+        } catch {
+            _ = pings.acked(opaque, at: .now())
+            promise.fail(error)
+        }
+        return promise.futureResult
+    }
+
+    // MARK: ChannelHandler
+
+    public func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        if context.channel.isActive { start() }
+    }
+
+    public func handlerRemoved(context: ChannelHandlerContext) {
+        connectionEnded()
+        self.context = nil
+        delegate = nil
+    }
+
+    public func channelActive(context: ChannelHandlerContext) {
+        start()
+        context.fireChannelActive()
+    }
+
+    public func channelInactive(context: ChannelHandlerContext) {
+        connectionEnded()
+        context.fireChannelInactive()
+    }
+
+    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let bytes = unwrapInboundIn(data)
+        coalescer.readStarted()
+        do {
+            try session.receive(bytes)
+        } catch {
+            // nghttp2 has queued a GOAWAY for protocol errors: try to send it, then close.
+            drain()
+            fail(context: context, error)
+            return
+        }
+        runDeferred()
+    }
+
+    public func channelReadComplete(context: ChannelHandlerContext) {
+        coalescer.readCompleted()
+        drain()
+        context.fireChannelReadComplete()
+    }
+
+    // MARK: Writing
+
+    private func start() {
+        guard !started, let context else { return }
+        started = true
+        do {
+            try session.submitSettings([
+                (NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, configuration.maxConcurrentStreams),
+                (NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, configuration.initialWindowSize),
+                (NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES, 1),
+            ])
+            try session.setConnectionWindow(configuration.connectionWindowSize)
+        } catch {
+            fail(context: context, error)
+            return
+        }
+        drain()
+    }
+
+    private func needsDrain() {
+        guard started, case .scheduleDrain = coalescer.needsDrain(), let context else { return }
+        context.eventLoop.assumeIsolated().execute {
+            self.coalescer.scheduledDrainRuns()
+            self.drain()
+        }
+    }
+
+    private func drain() {
+        guard started, !closed, let context else { return }
+        var out = context.channel.allocator.buffer(capacity: 16 * 1024)
+        do {
+            if try session.send(into: &out) > 0 {
+                context.writeAndFlush(wrapOutboundOut(out), promise: nil)
+            }
+        } catch {
+            fail(context: context, error)
+            return
+        }
+        runDeferred()
+        if !session.wantsRead && !session.wantsWrite {
+            context.close(promise: nil)
+        }
+    }
+
+    private func fail(context: ChannelHandlerContext, _ error: any Error) {
+        context.fireErrorCaught(error)
+        context.close(promise: nil)
+    }
+
+    private func runDeferred() {
+        var index = 0
+        while index < deferred.count {
+            let item = deferred[index]
+            index += 1
+            switch item {
+            case .request(let request): delegate?.http2Server(self, didReceive: request)
+            case .streamClosed(let streamID, let code): delegate?.http2Server(self, streamClosed: streamID, errorCode: code)
+            case .violation: delegate?.http2ServerLimitViolated(self)
+            case .pong(let promise, let rtt): promise.succeed(rtt)
+            case .goAwayReceived(let goAway): delegate?.http2Server(self, goAwayReceived: goAway)
+            case .goAwaySent(let goAway): delegate?.http2Server(self, goAwaySent: goAway)
+            }
+        }
+        deferred.removeAll(keepingCapacity: true)
+    }
+
+    private func connectionEnded() {
+        guard !closed else { return }
+        closed = true
+        streams.removeAll()
+        stats.connectionClosed()
+        for promise in pings.drainAll() {
+            promise.fail(HTTP2StreamError(.connectionClosed, streamID: nil))
+        }
+        runDeferred()
+        delegate?.http2ServerClosed(self)
+    }
+}
+
+@available(*, unavailable)
+extension HTTP2ServerHandler: Sendable {}
+
+extension HTTP2ServerHandler: NGHTTP2SessionEvents {
+    func sessionBeginHeaders(streamID: Int32, isRequest: Bool) throws {
+        guard isRequest else { return }
+        streams[streamID] = ServerStream(streamID: streamID)
+        stats.streamOpened()
+    }
+
+    func sessionHeader(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndex: Bool) throws {
+        guard streams[streamID] != nil else { return }
+        if name.first == UInt8(ascii: ":") {
+            let text = String(decoding: value, as: UTF8.self)
+            if name.elementsEqual(":path".utf8) {
+                streams[streamID]!.request.path = text
+                streams[streamID]!.request.pathNeverIndexed = neverIndex
+            } else if name.elementsEqual(":method".utf8) {
+                streams[streamID]!.request.method = text
+            } else if name.elementsEqual(":authority".utf8) {
+                streams[streamID]!.request.authority = text
+            } else if name.elementsEqual(":scheme".utf8) {
+                streams[streamID]!.request.scheme = text
+            }
+            return
+        }
+        streams[streamID]!.request.headers.append(HTTP2Header(
+            String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self), neverIndex: neverIndex))
+    }
+
+    func sessionData(streamID: Int32, bytes: UnsafeRawBufferPointer) throws {
+        guard streams[streamID] != nil, let context else { return }
+        if streams[streamID]!.request.body == nil {
+            streams[streamID]!.request.body = context.channel.allocator.buffer(capacity: bytes.count)
+        }
+        streams[streamID]!.request.body!.writeBytes(bytes)
+    }
+
+    func sessionFrameReceived(_ frame: NGHTTP2Frame) throws {
+        switch frame {
+        case .headers(let streamID, true, _), .data(let streamID, true):
+            guard let stream = streams[streamID], !stream.delivered else { return }
+            streams[streamID]!.delivered = true
+            stats.requestCompleted()
+            deferred.append(.request(stream.request))
+        case .ping(ack: true, let opaque):
+            if let (promise, rtt) = pings.acked(opaque, at: .now()) { deferred.append(.pong(promise, rtt)) }
+        case .goAway(let goAway):
+            receivedGoAway = goAway
+            deferred.append(.goAwayReceived(goAway))
+        default:
+            break
+        }
+    }
+
+    func sessionFrameSent(_ frame: NGHTTP2Frame) throws {
+        if case .goAway(let goAway) = frame {
+            sentGoAway = goAway
+            deferred.append(.goAwaySent(goAway))
+        }
+    }
+
+    func sessionFrameNotSent(_ frame: NGHTTP2Frame, libraryError: Int32) throws {}
+
+    func sessionInvalidFrame(_ frame: NGHTTP2Frame, libraryError: Int32) throws {
+        guard case .headers(_, _, true) = frame, libraryError == Int32(NGHTTP2_ERR_PROTO.rawValue) else { return }
+        let before = stats.limitViolations
+        stats.streamRejected(acknowledgedLimit: Int(session.localMaxConcurrentStreams))
+        if stats.limitViolations > before { deferred.append(.violation) }
+    }
+
+    func sessionStreamClosed(streamID: Int32, errorCode: HTTP2ErrorCode) throws {
+        guard streams.removeValue(forKey: streamID) != nil else { return }
+        stats.streamClosed()
+        deferred.append(.streamClosed(streamID, errorCode))
+    }
+
+    func sessionReadBody(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) throws -> (count: Int, end: Bool) {
+        streams[streamID]?.readBody(into: buffer) ?? (0, true)
+    }
+}

@@ -1,0 +1,71 @@
+import CNGHTTP2
+
+/// Scratch storage for building an `nghttp2_nv` array without per-header allocations: names and
+/// values are copied (names lowercased) into one reused byte array, and the nv entries into a
+/// reused C array. nghttp2's submit functions copy the pairs, so the storage is reused at once.
+/// Owned by one `NGHTTP2Session`; never shared.
+struct HeaderBlock: ~Copyable {
+    private var bytes: [UInt8] = []
+    private var fields: [(nameStart: Int, nameCount: Int, valueStart: Int, valueCount: Int, flags: UInt8)] = []
+    private var nv: UnsafeMutablePointer<nghttp2_nv>
+    private var nvCapacity: Int
+
+    init() {
+        nvCapacity = 16
+        // Freed in deinit; reallocated only when a block has more fields than ever before.
+        nv = .allocate(capacity: nvCapacity)
+        bytes.reserveCapacity(1024)
+        fields.reserveCapacity(16)
+    }
+
+    deinit { nv.deallocate() }
+
+    mutating func reset() {
+        bytes.removeAll(keepingCapacity: true)
+        fields.removeAll(keepingCapacity: true)
+    }
+
+    mutating func append(_ name: String, _ value: String, neverIndex: Bool) {
+        let nameStart = bytes.count
+        for byte in name.utf8 {
+            bytes.append(byte &- 0x41 < 26 ? byte | 0x20 : byte)
+        }
+        let valueStart = bytes.count
+        bytes.append(contentsOf: value.utf8)
+        fields.append((nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart,
+                       neverIndex ? UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) : 0))
+    }
+
+    mutating func append(status: Int) {
+        let valueStart: Int
+        let nameStart = bytes.count
+        bytes.append(contentsOf: ":status".utf8)
+        valueStart = bytes.count
+        // Three ASCII digits without going through String.
+        let clamped = min(max(status, 100), 999)
+        bytes.append(UInt8(48 + clamped / 100))
+        bytes.append(UInt8(48 + clamped / 10 % 10))
+        bytes.append(UInt8(48 + clamped % 10))
+        fields.append((nameStart, 7, valueStart, 3, 0))
+    }
+
+    /// Calls `body` with an nv array over the block; the pointers are valid only inside `body`.
+    mutating func withNVArray<R>(_ body: (UnsafePointer<nghttp2_nv>, Int) throws -> R) rethrows -> R {
+        if fields.count > nvCapacity {
+            nv.deallocate()
+            nvCapacity = fields.count * 2
+            nv = .allocate(capacity: nvCapacity)
+        }
+        let nv = self.nv
+        let fields = self.fields
+        return try bytes.withUnsafeMutableBufferPointer { storage in
+            guard let base = storage.baseAddress else { return try body(UnsafePointer(nv), 0) }
+            for (index, field) in fields.enumerated() {
+                nv[index] = nghttp2_nv(
+                    name: base + field.nameStart, value: base + field.valueStart,
+                    namelen: field.nameCount, valuelen: field.valueCount, flags: field.flags)
+            }
+            return try body(UnsafePointer(nv), fields.count)
+        }
+    }
+}

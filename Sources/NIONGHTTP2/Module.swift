@@ -1,1 +1,0 @@
-// NIONGHTTP2 module: see docs/architecture.md.

@@ -1,0 +1,167 @@
+import CNGHTTP2
+import NIOCore
+
+/// Owns one `nghttp2_session` in memory mode (no sockets: bytes in through `receive`, bytes out
+/// through `send`). Callbacks reach `events` through `Unmanaged` user data pointing at this object.
+///
+/// Confined to one EventLoop by its owning handler; not Sendable.
+final class NGHTTP2Session {
+    enum Role { case client, server }
+
+    /// The nghttp2 session; created in init, freed in deinit, never handed out.
+    private let raw: OpaquePointer
+    let role: Role
+    private var headerBlock = HeaderBlock()
+
+    /// The handler that owns this session. `unowned(unsafe)`: the handler holds the only strong
+    /// reference to the session, so the handler outlives every callback the session can make.
+    unowned(unsafe) var events: (any NGHTTP2SessionEvents)?
+
+    /// - Parameter peerMaxConcurrentStreams: what to assume for the peer's
+    ///   SETTINGS_MAX_CONCURRENT_STREAMS until its first SETTINGS arrives.
+    init(role: Role, peerMaxConcurrentStreams: UInt32) throws {
+        self.role = role
+        var callbacks: OpaquePointer?
+        try Self.check("nghttp2_session_callbacks_new", nghttp2_session_callbacks_new(&callbacks))
+        // The session copies the callbacks table; we free ours right after creating it.
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        installNGHTTP2Callbacks(callbacks)
+
+        var option: OpaquePointer?
+        try Self.check("nghttp2_option_new", nghttp2_option_new(&option))
+        defer { nghttp2_option_del(option) }
+        nghttp2_option_set_peer_max_concurrent_streams(option, peerMaxConcurrentStreams)
+        // We never use RFC 7540 priorities, so closed streams need not be kept for the tree.
+        nghttp2_option_set_no_closed_streams(option, 1)
+
+        var session: OpaquePointer?
+        switch role {
+        case .client: try Self.check("nghttp2_session_client_new2", nghttp2_session_client_new2(&session, callbacks, nil, option))
+        case .server: try Self.check("nghttp2_session_server_new2", nghttp2_session_server_new2(&session, callbacks, nil, option))
+        }
+        raw = session!
+        // User data is set after init because it is `self`; no callback runs before the first receive/send.
+        nghttp2_session_set_user_data(raw, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    deinit { nghttp2_session_del(raw) }
+
+    private static func check(_ operation: String, _ rv: Int32) throws {
+        if rv != 0 { throw NGHTTP2Error(operation, code: rv) }
+    }
+
+    // MARK: Bytes in and out
+
+    /// Feeds received bytes to nghttp2; callbacks run synchronously inside.
+    func receive(_ buffer: ByteBuffer) throws {
+        let rv = buffer.withUnsafeReadableBytes { bytes -> Int in
+            guard let base = bytes.baseAddress else { return 0 }
+            return nghttp2_session_mem_recv(raw, base.assumingMemoryBound(to: UInt8.self), bytes.count)
+        }
+        if rv < 0 { throw NGHTTP2Error("nghttp2_session_mem_recv", code: Int32(truncatingIfNeeded: rv)) }
+    }
+
+    /// Appends everything nghttp2 has to send to `buffer`; returns the number of bytes appended.
+    func send(into buffer: inout ByteBuffer) throws -> Int {
+        var total = 0
+        while true {
+            var data: UnsafePointer<UInt8>?
+            // The returned bytes stay valid only until the next nghttp2 call: copy them now.
+            let count = nghttp2_session_mem_send(raw, &data)
+            if count < 0 { throw NGHTTP2Error("nghttp2_session_mem_send", code: Int32(truncatingIfNeeded: count)) }
+            if count == 0 { return total }
+            buffer.writeBytes(UnsafeRawBufferPointer(start: data, count: count))
+            total += count
+        }
+    }
+
+    var wantsRead: Bool { nghttp2_session_want_read(raw) != 0 }
+    var wantsWrite: Bool { nghttp2_session_want_write(raw) != 0 }
+
+    // MARK: Submitting frames (queued; they leave on the next `send`)
+
+    func submitSettings(_ entries: [(id: nghttp2_settings_id, value: UInt32)]) throws {
+        var iv = entries.map { nghttp2_settings_entry(settings_id: Int32($0.id.rawValue), value: $0.value) }
+        let rv = iv.withUnsafeMutableBufferPointer {
+            nghttp2_submit_settings(raw, UInt8(NGHTTP2_FLAG_NONE.rawValue), $0.baseAddress, $0.count)
+        }
+        try Self.check("nghttp2_submit_settings", rv)
+    }
+
+    /// Grows the connection-level receive window (stream windows come from SETTINGS).
+    func setConnectionWindow(_ size: Int32) throws {
+        try Self.check("nghttp2_session_set_local_window_size",
+                       nghttp2_session_set_local_window_size(raw, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, size))
+    }
+
+    /// Queues a request; returns its stream id (or a negative nghttp2 error code).
+    func submitRequest(_ request: HTTP2Request, hasBody: Bool) -> Int32 {
+        headerBlock.reset()
+        headerBlock.append(":method", request.method, neverIndex: false)
+        headerBlock.append(":scheme", request.scheme, neverIndex: false)
+        headerBlock.append(":authority", request.authority, neverIndex: false)
+        headerBlock.append(":path", request.path, neverIndex: !request.indexPath)
+        for header in request.headers {
+            headerBlock.append(header.name, header.value, neverIndex: header.neverIndex)
+        }
+        var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readBodyCallback)
+        let raw = self.raw
+        return headerBlock.withNVArray { nv, count in
+            // nghttp2 copies the nv pairs and the provider struct; no priority spec (no PRIORITY).
+            hasBody
+                ? nghttp2_submit_request(raw, nil, nv, count, &provider, nil)
+                : nghttp2_submit_request(raw, nil, nv, count, nil, nil)
+        }
+    }
+
+    func submitResponse(streamID: Int32, status: Int, headers: [HTTP2Header], hasBody: Bool) throws {
+        headerBlock.reset()
+        headerBlock.append(status: status)
+        for header in headers {
+            headerBlock.append(header.name, header.value, neverIndex: header.neverIndex)
+        }
+        var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readBodyCallback)
+        let raw = self.raw
+        let rv = headerBlock.withNVArray { nv, count in
+            hasBody
+                ? nghttp2_submit_response(raw, streamID, nv, count, &provider)
+                : nghttp2_submit_response(raw, streamID, nv, count, nil)
+        }
+        try Self.check("nghttp2_submit_response", rv)
+    }
+
+    func submitReset(streamID: Int32, errorCode: HTTP2ErrorCode) throws {
+        try Self.check("nghttp2_submit_rst_stream",
+                       nghttp2_submit_rst_stream(raw, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, errorCode.rawValue))
+    }
+
+    func submitGoAway(lastStreamID: Int32, errorCode: HTTP2ErrorCode, debugData: ByteBuffer) throws {
+        let rv = debugData.withUnsafeReadableBytes { bytes in
+            nghttp2_submit_goaway(raw, UInt8(NGHTTP2_FLAG_NONE.rawValue), lastStreamID, errorCode.rawValue,
+                                  bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count)
+        }
+        try Self.check("nghttp2_submit_goaway", rv)
+    }
+
+    func submitPing(opaque: UInt64) throws {
+        let rv = withUnsafeBytes(of: opaque.bigEndian) { bytes in
+            nghttp2_submit_ping(raw, UInt8(NGHTTP2_FLAG_NONE.rawValue), bytes.baseAddress?.assumingMemoryBound(to: UInt8.self))
+        }
+        try Self.check("nghttp2_submit_ping", rv)
+    }
+
+    // MARK: Queries
+
+    /// The peer's SETTINGS_MAX_CONCURRENT_STREAMS (the assumed value until its SETTINGS arrive).
+    var remoteMaxConcurrentStreams: UInt32 {
+        nghttp2_session_get_remote_settings(raw, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
+    }
+
+    /// Our SETTINGS_MAX_CONCURRENT_STREAMS as acknowledged by the peer.
+    var localMaxConcurrentStreams: UInt32 {
+        nghttp2_session_get_local_settings(raw, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
+    }
+
+    /// The highest peer-initiated stream id nghttp2 has processed (a natural GOAWAY last-stream-id).
+    var lastProcessedStreamID: Int32 { nghttp2_session_get_last_proc_stream_id(raw) }
+}

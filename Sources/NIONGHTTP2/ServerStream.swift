@@ -1,0 +1,25 @@
+import NIOCore
+
+/// One server stream: the request being assembled, then the response body still to send.
+struct ServerStream {
+    var request: HTTP2ServerRequest
+    var delivered = false
+    var responded = false
+    var responseBody: ByteBuffer?
+
+    init(streamID: Int32) {
+        request = HTTP2ServerRequest(streamID: streamID)
+    }
+
+    mutating func readBody(into buffer: UnsafeMutableRawBufferPointer) -> (count: Int, end: Bool) {
+        guard responseBody != nil else { return (0, true) }
+        let count = responseBody!.readWithUnsafeReadableBytes { bytes in
+            let count = min(bytes.count, buffer.count)
+            if count > 0 { buffer.baseAddress!.copyMemory(from: bytes.baseAddress!, byteCount: count) }
+            return count
+        }
+        let end = responseBody!.readableBytes == 0
+        if end { responseBody = nil }
+        return (count, end)
+    }
+}
