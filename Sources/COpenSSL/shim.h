@@ -42,8 +42,9 @@ static inline long pushline_SSL_CTX_add1_chain_cert(SSL_CTX *ctx, X509 *cert) {
 static inline long pushline_SSL_CTX_set_max_proto_version(SSL_CTX *ctx, int version) {
     return SSL_CTX_set_max_proto_version(ctx, version);
 }
-static inline long pushline_SSL_CTX_set_options(SSL_CTX *ctx, uint64_t options) {
-    return (long)SSL_CTX_set_options(ctx, options);
+// SSL_OP_* are built by a function-like macro (SSL_OP_BIT), which Swift cannot import.
+static inline void pushline_SSL_CTX_disable_renegotiation(SSL_CTX *ctx) {
+    SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION);
 }
 static inline long pushline_SSL_CTX_set_session_cache_mode(SSL_CTX *ctx, long mode) {
     return SSL_CTX_set_session_cache_mode(ctx, mode);
