@@ -1,1 +1,0 @@
-// NIOOpenSSL module: see docs/architecture.md.
