@@ -30,7 +30,12 @@ public struct KafkaError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Maps a bare response code; retriability follows the Kafka protocol's retriable errors
     /// and librdkafka's transient local errors.
     init(_ err: rd_kafka_resp_err_t, message: String? = nil) {
-        let code = Code(rawValue: err.rawValue)
+        self.init(mapping: Code(rawValue: err.rawValue), message: message)
+    }
+
+    /// Maps a code the way errors from librdkafka are mapped (retriable set, `_FATAL`).
+    init(mapping code: Code, message: String? = nil) {
+        let err = rd_kafka_resp_err_t(rawValue: code.rawValue)
         self.init(
             code: code,
             message: message ?? String(cString: rd_kafka_err2str(err)),
