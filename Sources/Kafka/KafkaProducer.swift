@@ -40,25 +40,22 @@ public final class KafkaProducer: Sendable {
     public func send(
         topic: String, partition: Int32? = nil, key: [UInt8]?, value: [UInt8], headers: [KafkaHeader] = []
     ) async throws(KafkaError) -> DeliveryReport {
-        let result: Result<DeliveryReport, KafkaError> = await withCheckedContinuation { waiter in
-            Task {
-                while true {
-                    do throws(KafkaError) {
-                        try send(topic: topic, partition: partition, key: key, value: value, headers: headers) {
-                            waiter.resume(returning: $0)
-                        }
-                        return
-                    } catch {
-                        guard error.code == .queueFull, !Task.isCancelled else {
-                            waiter.resume(returning: .failure(error))
-                            return
-                        }
-                        try? await Task.sleep(for: .milliseconds(1))
+        while true {
+            let result: Result<DeliveryReport, KafkaError> = await withCheckedContinuation { waiter in
+                do throws(KafkaError) {
+                    try send(topic: topic, partition: partition, key: key, value: value, headers: headers) {
+                        waiter.resume(returning: $0)
                     }
+                } catch {
+                    waiter.resume(returning: .failure(error))
                 }
             }
+            if case .failure(let error) = result, error.code == .queueFull, !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(1))
+                continue
+            }
+            return try result.get()
         }
-        return try result.get()
     }
 
     /// Waits until every enqueued record is delivered (or failed), serving delivery reports on the

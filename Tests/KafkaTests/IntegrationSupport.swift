@@ -66,9 +66,11 @@ final class ConsumerProbe: Sendable {
 
     init(
         _ configuration: KafkaConsumerConfiguration, seed: UInt64 = 1,
-        shouldComplete: @escaping @Sendable (KafkaRecord) -> Bool = { _ in true }
+        shouldComplete: @escaping @Sendable (KafkaRecord) -> Bool = { _ in true },
+        onStatistics: (@Sendable (String) -> Void)? = nil
     ) throws {
-        let consumer = try KafkaConsumer(configuration: configuration, logger: Integration.logger)
+        let consumer = try KafkaConsumer(
+            configuration: configuration, logger: Integration.logger, onStatistics: onStatistics)
         self.consumer = consumer
         let seen = self.seen
         let task = Task {
