@@ -1,0 +1,90 @@
+import CRdKafka
+import Foundation
+
+extension ConsumerCore: RDKafkaRebalanceHandler {
+    /// librdkafka's rebalance callback, on the poll thread.
+    func rebalance(
+        _ handle: OpaquePointer, _ err: rd_kafka_resp_err_t,
+        _ partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>
+    ) {
+        // Messages fetched before this rebalance belong to the assignment they came from.
+        flushPending()
+        let list = RDKafkaTopicPartitionList.partitions(of: partitions)
+        let cooperative = String(cString: rd_kafka_rebalance_protocol(handle)) == "COOPERATIVE"
+        switch err {
+        case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
+            condition.lock()
+            assignments.assign(list)
+            condition.unlock()
+            if cooperative {
+                check(rd_kafka_incremental_assign(handle, partitions), "incremental assign")
+            } else {
+                check(rd_kafka_assign(handle, partitions), "assign")
+            }
+            if fetchPaused { _ = rd_kafka_pause_partitions(handle, partitions) }
+            logger.info("assigned \(list.count) partitions", metadata: ["partitions": "\(list)"])
+            continuation.yield(.assigned(list))
+        case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
+            revoke(list, handle: handle, partitions: partitions, cooperative: cooperative)
+        default:
+            logger.error("rebalance error: \(KafkaError(err)); dropping the assignment")
+            condition.lock()
+            let all = assignments.assigned
+            _ = assignments.finishRevoke(all)
+            condition.unlock()
+            check(rd_kafka_assign(handle, nil), "unassign")
+            continuation.yield(.revoked(all))
+        }
+    }
+
+    /// Stop handing out, drain in-flight records up to the bound, store and commit what
+    /// completed, then release. On a lost assignment nothing is stored or committed.
+    private func revoke(
+        _ list: [TopicPartition], handle: OpaquePointer,
+        partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>, cooperative: Bool
+    ) {
+        let lost = rd_kafka_assignment_lost(handle) != 0
+        let deadline = closing ? closeDrainDeadline : .now + configuration.revokeDrainTimeout
+        condition.lock()
+        assignments.beginRevoke(list)
+        var inFlight = assignments.inFlight(list)
+        if !lost {
+            drainWaiting = true
+            while inFlight > 0 && ContinuousClock.now < deadline {
+                _ = condition.wait(until: Date(timeIntervalSinceNow: (deadline - .now).seconds))
+                inFlight = assignments.inFlight(list)
+            }
+            drainWaiting = false
+        }
+        let completed = assignments.finishRevoke(list)
+        condition.unlock()
+        if lost {
+            logger.warning("partitions lost (\(list)); not committing \(inFlight) in-flight records' offsets")
+        } else {
+            if inFlight > 0 {
+                logger.warning(
+                    "revoke drain timed out with \(inFlight) records in flight; the next owner re-delivers them",
+                    metadata: ["partitions": "\(list)"])
+            }
+            store(completed)
+            if !completed.isEmpty { commit(completed) }
+        }
+        if cooperative {
+            check(rd_kafka_incremental_unassign(handle, partitions), "incremental unassign")
+        } else {
+            check(rd_kafka_assign(handle, nil), "unassign")
+        }
+        logger.info("revoked \(list.count) partitions", metadata: ["partitions": "\(list)"])
+        continuation.yield(.revoked(list))
+    }
+
+    private func check(_ error: OpaquePointer?, _ what: String) {
+        guard let error else { return }
+        logger.error("\(what) failed: \(KafkaError(taking: error))")
+    }
+
+    private func check(_ err: rd_kafka_resp_err_t, _ what: String) {
+        guard err != RD_KAFKA_RESP_ERR_NO_ERROR else { return }
+        logger.error("\(what) failed: \(KafkaError(err))")
+    }
+}

@@ -1,0 +1,273 @@
+import CRdKafka
+import Foundation
+import Logging
+
+/// The consumer's engine: the poll thread, the offset bookkeeping shared with `complete`, and the
+/// rebalance handling (ConsumerCore+Rebalance.swift).
+///
+/// Threading: librdkafka is called only from the poll thread (run loop, rebalance callback,
+/// close); other threads only touch the state guarded by `condition`.
+final class ConsumerCore: @unchecked Sendable {
+    // @unchecked Sendable: the `let`s are immutable (the continuation is Sendable); the fields marked
+    // "guarded" are read and written only with `condition` locked; the fields marked "poll thread"
+    // are touched only by the poll thread: run() and the rebalance callback, which librdkafka
+    // invokes from inside that thread's rd_kafka_consumer_poll/rd_kafka_consumer_close calls.
+    let client: RDKafkaClient
+    let configuration: KafkaConsumerConfiguration
+    let logger: Logger
+    let continuation: AsyncThrowingStream<KafkaConsumerEvent, any Error>.Continuation
+    let condition = NSCondition()
+
+    // Guarded by `condition`.
+    var assignments = AssignmentState()
+    var drainWaiting = false
+    private var userPaused = false
+    private var buffered = 0
+    private var closeDeadline: ContinuousClock.Instant?
+    private var closed = false
+    private var closeWaiters: [CheckedContinuation<Void, Never>] = []
+
+    // Poll thread only.
+    var fetchPaused = false
+    var closing = false
+    var failed = false
+    var closeDrainDeadline = ContinuousClock.now
+    private var pending: [CopiedMessage] = []
+
+    init(
+        client: RDKafkaClient, configuration: KafkaConsumerConfiguration, logger: Logger,
+        continuation: AsyncThrowingStream<KafkaConsumerEvent, any Error>.Continuation
+    ) {
+        self.client = client
+        self.configuration = configuration
+        self.logger = logger
+        self.continuation = continuation
+    }
+
+    func start() {
+        // Written before Thread.start, read only on the new thread: see RDKafkaCallbacks.
+        client.callbacks.rebalanceHandler = self
+        let thread = Thread { [self] in run() }
+        thread.name = "kafka-consumer"
+        thread.start()
+    }
+
+    // MARK: - Called from any thread
+
+    func complete(_ id: RecordID) {
+        condition.lock()
+        _ = assignments.complete(id)
+        if drainWaiting { condition.broadcast() }
+        condition.unlock()
+    }
+
+    func delivered(_ count: Int) {
+        condition.lock()
+        buffered -= count
+        condition.unlock()
+    }
+
+    func setUserPaused(_ paused: Bool) {
+        condition.lock()
+        userPaused = paused
+        condition.unlock()
+    }
+
+    var assignment: [TopicPartition] {
+        condition.lock()
+        defer { condition.unlock() }
+        return assignments.assigned
+    }
+
+    var inFlightCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return assignments.inFlight()
+    }
+
+    func requestClose(drainTimeout: Duration) {
+        condition.lock()
+        if closeDeadline == nil { closeDeadline = .now + drainTimeout }
+        condition.unlock()
+    }
+
+    func close(drainTimeout: Duration) async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            condition.lock()
+            if closed {
+                condition.unlock()
+                waiter.resume()
+                return
+            }
+            closeWaiters.append(waiter)
+            if closeDeadline == nil { closeDeadline = .now + drainTimeout }
+            condition.unlock()
+        }
+    }
+
+    // MARK: - Poll thread
+
+    private func run() {
+        let pollMilliseconds = Int32(clamping: configuration.pollInterval.milliseconds)
+        while true {
+            condition.lock()
+            let wantPaused = userPaused || buffered >= configuration.maxBufferedRecords
+            let closeAt = closeDeadline
+            condition.unlock()
+            if let closeAt {
+                runClose(deadline: closeAt)
+                return
+            }
+            if let fatal = client.fatalError() {
+                failed = true
+                continuation.finish(throwing: fatal)
+                runClose(deadline: .now)
+                return
+            }
+            if wantPaused != fetchPaused { setFetchPaused(wantPaused) }
+            storeCompletedOffsets()
+            pollBatch(timeout: pollMilliseconds)
+        }
+    }
+
+    /// Polls up to `maxBatchSize` messages (blocking only for the first) and delivers them.
+    func pollBatch(timeout: Int32) {
+        var timeout = timeout
+        while pending.count < configuration.maxBatchSize {
+            guard let message = rd_kafka_consumer_poll(client.handle, timeout) else { break }
+            timeout = 0
+            if message.pointee.err == RD_KAFKA_RESP_ERR_NO_ERROR {
+                pending.append(CopiedMessage(copying: message))
+            } else {
+                logMessageError(message)
+            }
+            // Destroy at once: a held message pins its whole fetch buffer.
+            rd_kafka_message_destroy(message)
+        }
+        flushPending()
+    }
+
+    /// Takes copied messages into the assignment state and yields them. Also called at the start
+    /// of every rebalance, so messages fetched under an assignment are taken under it.
+    func flushPending() {
+        guard !pending.isEmpty else { return }
+        var records: [KafkaRecord] = []
+        records.reserveCapacity(pending.count)
+        condition.lock()
+        for message in pending {
+            guard !closing, let id = assignments.take(message.topicPartition, offset: message.offset) else { continue }
+            records.append(KafkaRecord(
+                id: id, key: message.key, value: message.value, headers: message.headers,
+                timestampMilliseconds: message.timestampMilliseconds))
+        }
+        buffered += records.count
+        condition.unlock()
+        pending.removeAll(keepingCapacity: true)
+        if !records.isEmpty {
+            continuation.yield(.records(records))
+        }
+    }
+
+    private func logMessageError(_ message: UnsafeMutablePointer<rd_kafka_message_t>) {
+        let err = message.pointee.err
+        guard err != RD_KAFKA_RESP_ERR__PARTITION_EOF else { return }
+        let where_ = message.pointee.rkt.map { "\(String(cString: rd_kafka_topic_name($0)))[\(message.pointee.partition)]: " } ?? ""
+        let error = KafkaError(err, message: where_ + String(cString: rd_kafka_message_errstr(message)))
+        logger.warning("consumer: \(error)")
+    }
+
+    func storeCompletedOffsets() {
+        condition.lock()
+        let offsets = assignments.takeOffsetsToStore()
+        condition.unlock()
+        store(offsets)
+    }
+
+    /// rd_kafka_offsets_store for assigned partitions (ERR__STATE otherwise); the poll thread is
+    /// the only one that changes the assignment, so "assigned" cannot change under us.
+    func store(_ offsets: [(TopicPartition, Int64)]) {
+        guard !offsets.isEmpty else { return }
+        let list = RDKafkaTopicPartitionList(offsets: offsets)
+        let err = rd_kafka_offsets_store(client.handle, list.pointer)
+        if err != RD_KAFKA_RESP_ERR_NO_ERROR {
+            for (topicPartition, error) in list.elementErrors {
+                logger.warning("cannot store offset of \(topicPartition): \(error)")
+            }
+        }
+    }
+
+    /// Synchronous commit of `offsets` (nil: of every stored offset); skipped when the assignment
+    /// was lost, since the partitions may already belong to another member.
+    func commit(_ offsets: [(TopicPartition, Int64)]?) {
+        guard !failed, rd_kafka_assignment_lost(client.handle) == 0 else { return }
+        let list = offsets.map { RDKafkaTopicPartitionList(offsets: $0) }
+        let err = rd_kafka_commit(client.handle, list?.pointer, 0)
+        if err != RD_KAFKA_RESP_ERR_NO_ERROR && err != RD_KAFKA_RESP_ERR__NO_OFFSET {
+            logger.warning("commit failed: \(KafkaError(err))")
+        }
+    }
+
+    func setFetchPaused(_ paused: Bool) {
+        var list: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
+        guard rd_kafka_assignment(client.handle, &list) == RD_KAFKA_RESP_ERR_NO_ERROR, let list else { return }
+        // rd_kafka_assignment hands us a list we must destroy.
+        defer { rd_kafka_topic_partition_list_destroy(list) }
+        let err = paused ? rd_kafka_pause_partitions(client.handle, list) : rd_kafka_resume_partitions(client.handle, list)
+        if err != RD_KAFKA_RESP_ERR_NO_ERROR {
+            logger.warning("cannot \(paused ? "pause" : "resume") partitions: \(KafkaError(err))")
+        }
+        fetchPaused = paused
+        logger.debug("fetching \(paused ? "paused" : "resumed")", metadata: ["partitions": "\(list.pointee.cnt)"])
+    }
+
+    /// Clean shutdown: stop handing out records, wait for in-flight ones until `deadline` while
+    /// still polling, store and commit, then leave the group.
+    private func runClose(deadline: ContinuousClock.Instant) {
+        closing = true
+        closeDrainDeadline = deadline
+        continuation.finish()
+        condition.lock()
+        assignments.beginRevoke(assignments.assigned)
+        condition.unlock()
+        setFetchPaused(true)
+        while true {
+            storeCompletedOffsets()
+            condition.lock()
+            var inFlight = assignments.inFlight()
+            if inFlight > 0 && ContinuousClock.now < deadline {
+                drainWaiting = true
+                let wake = min(deadline, .now + configuration.pollInterval)
+                _ = condition.wait(until: Date(timeIntervalSinceNow: (wake - .now).seconds))
+                drainWaiting = false
+                inFlight = assignments.inFlight()
+            }
+            condition.unlock()
+            if inFlight == 0 || ContinuousClock.now >= deadline {
+                if inFlight > 0 { logger.warning("consumer closing with \(inFlight) records still in flight; they will be redelivered") }
+                break
+            }
+            pollBatch(timeout: 0)  // serve logs and rebalances; records are dropped while closing
+        }
+        storeCompletedOffsets()
+        commit(nil)
+        // Serves the final revoke through our rebalance handler, then leaves the group.
+        let err = rd_kafka_consumer_close(client.handle)
+        if err != RD_KAFKA_RESP_ERR_NO_ERROR {
+            logger.warning("consumer close: \(KafkaError(err))")
+        }
+        condition.lock()
+        closed = true
+        let waiters = closeWaiters
+        closeWaiters = []
+        condition.unlock()
+        for waiter in waiters { waiter.resume() }
+        logger.info("consumer closed")
+    }
+}
+
+extension Duration {
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,74 @@
+import CRdKafka
+import Foundation
+import Logging
+
+/// A consumer-group member that hands out records and stores an offset only once every record
+/// before it has been completed (at-least-once).
+///
+/// Records arrive through `events`; call `complete(_:)` with each record's `id` when its work is
+/// acknowledged (any thread, any order). A dedicated thread polls librdkafka, stores offsets as the
+/// contiguous completed prefix advances, and handles cooperative rebalances (see docs/kafka.md).
+/// Call `close()` to leave the group cleanly.
+public final class KafkaConsumer: Sendable {
+    /// The consumer's events; iterate from one task.
+    public let events: KafkaConsumerEvents
+    private let core: ConsumerCore
+
+    /// Creates the consumer, subscribes, and starts its poll thread.
+    /// `onStatistics` gets librdkafka's statistics JSON every `statisticsInterval` (poll thread).
+    public init(
+        configuration: KafkaConsumerConfiguration, logger: Logger,
+        onStatistics: (@Sendable (String) -> Void)? = nil
+    ) throws(KafkaError) {
+        let properties = try configuration.librdkafkaProperties()
+        LibrdkafkaVersion.logRuntime(to: logger, client: "consumer")
+        let client = try RDKafkaClient.make(
+            type: RD_KAFKA_CONSUMER, properties: properties, logger: logger, onStatistics: onStatistics)
+        // One poll call serves records, rebalances, logs, errors and statistics.
+        rd_kafka_poll_set_consumer(client.handle)
+        let subscription = RDKafkaTopicPartitionList(
+            configuration.topics.map { TopicPartition(topic: $0, partition: RD_KAFKA_PARTITION_UA) })
+        let err = rd_kafka_subscribe(client.handle, subscription.pointer)
+        guard err == RD_KAFKA_RESP_ERR_NO_ERROR else {
+            throw KafkaError(err, message: "cannot subscribe to \(configuration.topics): \(String(cString: rd_kafka_err2str(err)))")
+        }
+        let (stream, continuation) = AsyncThrowingStream<KafkaConsumerEvent, any Error>.makeStream()
+        let core = ConsumerCore(client: client, configuration: configuration, logger: logger, continuation: continuation)
+        self.core = core
+        self.events = KafkaConsumerEvents(stream: stream, core: core)
+        core.start()
+    }
+
+    /// Marks a delivered record's work done. Thread-safe and cheap (one lock, no I/O); the offset is
+    /// stored by the poll thread. Ignored for records of partitions revoked since delivery.
+    public func complete(_ id: RecordID) {
+        core.complete(id)
+    }
+
+    /// Pauses fetching on every assigned partition (and those assigned later) until `resume()`.
+    /// Takes effect within `pollInterval`; the poll thread keeps polling, so the member stays alive.
+    public func pause() {
+        core.setUserPaused(true)
+    }
+
+    /// Resumes fetching after `pause()` (unless the event buffer is full).
+    public func resume() {
+        core.setUserPaused(false)
+    }
+
+    /// The partitions currently assigned to this member.
+    public var assignment: [TopicPartition] { core.assignment }
+
+    /// Records delivered and not yet completed, over all assigned partitions.
+    public var inFlightCount: Int { core.inFlightCount }
+
+    /// Leaves the group cleanly: ends `events` at once, waits up to `drainTimeout` for in-flight
+    /// records to be completed, stores and commits what completed, then closes (LeaveGroup).
+    public func close(drainTimeout: Duration = .seconds(10)) async {
+        await core.close(drainTimeout: drainTimeout)
+    }
+
+    deinit {
+        core.requestClose(drainTimeout: .zero)
+    }
+}

@@ -1,0 +1,106 @@
+/// What a `KafkaConsumer` connects to and how it behaves.
+///
+/// `properties` go to librdkafka as-is (security.protocol, sasl.*, ssl.*, session.timeout.ms, ...);
+/// they override this type's defaults, but not the few settings the offset design depends on
+/// (see `requiredProperties`), which are rejected with an error naming the property.
+public struct KafkaConsumerConfiguration: Sendable, Hashable {
+    public var bootstrapServers: String
+    public var groupID: String
+    public var topics: [String]
+    public var properties: [String: String]
+    /// librdkafka's `statistics.interval.ms`; nil = no statistics.
+    public var statisticsInterval: Duration?
+    /// How long a revoke (or close) waits for in-flight records of the revoked partitions.
+    /// Must stay well below `max.poll.interval.ms`, since the poll thread waits in the callback.
+    public var revokeDrainTimeout: Duration
+    /// At most this many records per `.records` event.
+    public var maxBatchSize: Int
+    /// Fetching pauses while this many delivered records wait unread in `events`.
+    public var maxBufferedRecords: Int
+    /// How long one poll call blocks; also the latency of `pause()`/`resume()` and offset stores.
+    public var pollInterval: Duration
+
+    public init(
+        bootstrapServers: String, groupID: String, topics: [String], properties: [String: String] = [:],
+        statisticsInterval: Duration? = nil, revokeDrainTimeout: Duration = .seconds(10),
+        maxBatchSize: Int = 1000, maxBufferedRecords: Int = 10_000, pollInterval: Duration = .milliseconds(50)
+    ) {
+        self.bootstrapServers = bootstrapServers
+        self.groupID = groupID
+        self.topics = topics
+        self.properties = properties
+        self.statisticsInterval = statisticsInterval
+        self.revokeDrainTimeout = revokeDrainTimeout
+        self.maxBatchSize = maxBatchSize
+        self.maxBufferedRecords = maxBufferedRecords
+        self.pollInterval = pollInterval
+    }
+
+    /// Settings the offset and rebalance design relies on; users may repeat them, not change them.
+    public static let requiredProperties: [String: String] = [
+        "partition.assignment.strategy": "cooperative-sticky",
+        "enable.auto.offset.store": "false",
+        "enable.auto.commit": "true",
+        "log.queue": "true",
+    ]
+
+    /// Defaults users may override through `properties`.
+    public static let defaultProperties: [String: String] = [
+        "auto.offset.reset": "earliest",
+        "auto.commit.interval.ms": "1000",
+        "max.poll.interval.ms": "300000",
+        "enable.partition.eof": "false",
+    ]
+
+    /// The complete librdkafka property set, or an error naming every problem.
+    public func librdkafkaProperties() throws(KafkaError) -> [String: String] {
+        var problems: [(property: String, message: String)] = []
+        if bootstrapServers.isEmpty { problems.append(("bootstrap.servers", "must not be empty")) }
+        if groupID.isEmpty { problems.append(("group.id", "must not be empty")) }
+        if topics.isEmpty || topics.contains(where: \.isEmpty) {
+            problems.append(("topics", "need at least one non-empty topic name"))
+        }
+        if maxBatchSize < 1 { problems.append(("maxBatchSize", "must be at least 1, is \(maxBatchSize)")) }
+        if maxBufferedRecords < 1 {
+            problems.append(("maxBufferedRecords", "must be at least 1, is \(maxBufferedRecords)"))
+        }
+        var result = Self.defaultProperties
+        if let statisticsInterval {
+            result["statistics.interval.ms"] = String(statisticsInterval.milliseconds)
+        }
+        for (name, value) in properties {
+            if let required = Self.requiredProperties[name], required != value {
+                problems.append((name, "must be '\(required)' (the offset design depends on it), got '\(value)'"))
+            }
+            result[name] = value
+        }
+        for (name, value) in [("bootstrap.servers", bootstrapServers), ("group.id", groupID)] {
+            if let given = properties[name], given != value {
+                problems.append((name, "set twice ('\(value)' and '\(given)'); set it once"))
+            }
+            result[name] = value
+        }
+        result.merge(Self.requiredProperties) { _, required in required }
+        if let text = result["max.poll.interval.ms"] {
+            if let maxPoll = Int64(text) {
+                let needed = revokeDrainTimeout.milliseconds * 2
+                if maxPoll <= needed {
+                    problems.append((
+                        "max.poll.interval.ms",
+                        "\(maxPoll) must exceed twice revokeDrainTimeout (\(needed) ms): the poll thread waits for in-flight records during a revoke"
+                    ))
+                }
+            }
+        }
+        if !problems.isEmpty { throw KafkaError.configuration(problems) }
+        return result
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds, rounded down.
+    var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}

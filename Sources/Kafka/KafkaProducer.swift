@@ -1,0 +1,84 @@
+import CRdKafka
+import Foundation
+import Logging
+
+/// An idempotent producer (`acks=all`, lz4) whose delivery callbacks run on its own poll thread.
+///
+/// `send(...)` enqueues without blocking and reports the outcome to a callback; the `async`
+/// variant awaits it. `close()` flushes before the client is destroyed.
+public final class KafkaProducer: Sendable {
+    private let core: ProducerCore
+
+    /// Creates the producer and starts its poll thread.
+    /// `onStatistics` gets librdkafka's statistics JSON every `statisticsInterval` (poll thread).
+    public init(
+        configuration: KafkaProducerConfiguration, logger: Logger,
+        onStatistics: (@Sendable (String) -> Void)? = nil
+    ) throws(KafkaError) {
+        let properties = try configuration.librdkafkaProperties()
+        LibrdkafkaVersion.logRuntime(to: logger, client: "producer")
+        let client = try RDKafkaClient.make(
+            type: RD_KAFKA_PRODUCER, properties: properties, logger: logger, onStatistics: onStatistics)
+        core = ProducerCore(client: client, configuration: configuration, logger: logger)
+        core.start()
+    }
+
+    /// Enqueues a record; `onDelivery` runs on the poll thread with its partition and offset, or
+    /// a typed error. Throws `.queueFull` (retriable) when librdkafka's queue is full, and other
+    /// errors for bad arguments or a fatal client; then `onDelivery` is never called.
+    public func send(
+        topic: String, partition: Int32? = nil, key: [UInt8]?, value: [UInt8], headers: [KafkaHeader] = [],
+        onDelivery: (@Sendable (Result<DeliveryReport, KafkaError>) -> Void)? = nil
+    ) throws(KafkaError) {
+        try core.produce(
+            topic: topic, partition: partition ?? RD_KAFKA_PARTITION_UA, key: key, value: value,
+            headers: headers, box: onDelivery.map { DeliveryBox(topic: topic, completion: $0) })
+    }
+
+    /// Sends a record and waits for its delivery report. A full queue is retried every
+    /// millisecond (the poll thread drains it) until the task is cancelled.
+    public func send(
+        topic: String, partition: Int32? = nil, key: [UInt8]?, value: [UInt8], headers: [KafkaHeader] = []
+    ) async throws(KafkaError) -> DeliveryReport {
+        while true {
+            let result: Result<DeliveryReport, KafkaError> = await withCheckedContinuation { waiter in
+                do throws(KafkaError) {
+                    try send(topic: topic, partition: partition, key: key, value: value, headers: headers) {
+                        waiter.resume(returning: $0)
+                    }
+                } catch {
+                    waiter.resume(returning: .failure(error))
+                }
+            }
+            if case .failure(let error) = result, error.code == .queueFull, !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(1))
+                continue
+            }
+            return try result.get()
+        }
+    }
+
+    /// Waits until every enqueued record is delivered (or failed), serving delivery reports on the
+    /// poll thread. Throws `.timedOut` when records remain after `timeout`.
+    public func flush(timeout: Duration) async throws(KafkaError) {
+        try await core.flush(timeout: timeout).get()
+    }
+
+    /// Records enqueued or in flight (not yet reported).
+    public var outstandingCount: Int { Int(rd_kafka_outq_len(core.client.handle)) }
+
+    /// Flushes up to `timeout`, then stops the poll thread; records still queued are purged and
+    /// reported with an error. The producer is unusable afterwards.
+    public func close(timeout: Duration = .seconds(10)) async {
+        do {
+            try await flush(timeout: timeout)
+        } catch {
+            core.logger.warning("producer close: \(error)")
+        }
+        await core.stop()
+    }
+
+    deinit {
+        core.requestStop()
+    }
+}

@@ -1,1 +1,0 @@
-// Kafka module: see docs/architecture.md.

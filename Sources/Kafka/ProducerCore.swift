@@ -1,0 +1,157 @@
+import CRdKafka
+import Foundation
+import Logging
+
+/// The producer's engine: `produceva` from any thread, and a poll thread that serves delivery
+/// reports, logs, errors, statistics and flush requests.
+final class ProducerCore: @unchecked Sendable {
+    // @unchecked Sendable: the `let`s are immutable; `flushRequests`, `stopRequested` and
+    // `stopWaiters` are touched only with `condition` locked; rd_kafka_produceva is thread-safe.
+    let client: RDKafkaClient
+    let configuration: KafkaProducerConfiguration
+    let logger: Logger
+    private let condition = NSCondition()
+    private var flushRequests: [(timeout: Duration, waiter: CheckedContinuation<Result<Void, KafkaError>, Never>)] = []
+    private var stopRequested = false
+    private var stopped = false
+    private var stopWaiters: [CheckedContinuation<Void, Never>] = []
+
+    init(client: RDKafkaClient, configuration: KafkaProducerConfiguration, logger: Logger) {
+        self.client = client
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "kafka-producer"
+        thread.start()
+    }
+
+    func produce(
+        topic: String, partition: Int32, key: [UInt8]?, value: [UInt8], headers: [KafkaHeader], box: DeliveryBox?
+    ) throws(KafkaError) {
+        let opaque = box.map { Unmanaged.passRetained($0).toOpaque() }
+        let error: OpaquePointer? = topic.withCString { topicName in
+            key.withOptionalBytes { keyBytes in
+                value.withUnsafeBytes { valueBytes in
+                    HeaderArena(headers).withFields { headerFields in
+                        var fields: [rd_kafka_vu_t] = []
+                        fields.reserveCapacity(6 + headerFields.count)
+                        fields.append(.field(RD_KAFKA_VTYPE_TOPIC) { $0.cstr = topicName })
+                        fields.append(.field(RD_KAFKA_VTYPE_PARTITION) { $0.i32 = partition })
+                        // F_COPY: librdkafka copies key and value before produceva returns.
+                        fields.append(.field(RD_KAFKA_VTYPE_MSGFLAGS) { $0.i = RD_KAFKA_MSG_F_COPY })
+                        fields.append(.field(RD_KAFKA_VTYPE_VALUE) {
+                            $0.mem.ptr = UnsafeMutableRawPointer(mutating: valueBytes.baseAddress)
+                            $0.mem.size = valueBytes.count
+                        })
+                        if let keyBytes {
+                            fields.append(.field(RD_KAFKA_VTYPE_KEY) {
+                                $0.mem.ptr = UnsafeMutableRawPointer(mutating: keyBytes.baseAddress)
+                                $0.mem.size = keyBytes.count
+                            })
+                        }
+                        if let opaque {
+                            fields.append(.field(RD_KAFKA_VTYPE_OPAQUE) { $0.ptr = opaque })
+                        }
+                        fields.append(contentsOf: headerFields)
+                        return rd_kafka_produceva(client.handle, fields, fields.count)
+                    }
+                }
+            }
+        }
+        guard let error else { return }
+        // Not enqueued: the delivery callback will never run, so release its box here.
+        if let opaque { Unmanaged<DeliveryBox>.fromOpaque(opaque).release() }
+        var kafkaError = KafkaError(taking: error)
+        if kafkaError.code == .fatal, let fatal = client.fatalError() { kafkaError = fatal }
+        kafkaError.message = "\(topic): \(kafkaError.message)"
+        throw kafkaError
+    }
+
+    func flush(timeout: Duration) async -> Result<Void, KafkaError> {
+        await withCheckedContinuation { waiter in
+            condition.lock()
+            if stopped {
+                condition.unlock()
+                waiter.resume(returning: rd_kafka_outq_len(client.handle) == 0
+                    ? .success(()) : .failure(KafkaError(code: .destroyed, message: "producer is closed")))
+                return
+            }
+            flushRequests.append((timeout, waiter))
+            condition.unlock()
+        }
+    }
+
+    func requestStop() {
+        condition.lock()
+        stopRequested = true
+        condition.unlock()
+    }
+
+    func stop() async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            condition.lock()
+            if stopped {
+                condition.unlock()
+                waiter.resume()
+                return
+            }
+            stopRequested = true
+            stopWaiters.append(waiter)
+            condition.unlock()
+        }
+    }
+
+    private func run() {
+        let pollMilliseconds = Int32(clamping: configuration.pollInterval.milliseconds)
+        while true {
+            condition.lock()
+            let flushes = flushRequests
+            flushRequests = []
+            let stop = stopRequested
+            condition.unlock()
+            for request in flushes {
+                let err = rd_kafka_flush(client.handle, Int32(clamping: request.timeout.milliseconds))
+                request.waiter.resume(returning: err == RD_KAFKA_RESP_ERR_NO_ERROR
+                    ? .success(())
+                    : .failure(KafkaError(err, message: "flush timed out with \(rd_kafka_outq_len(client.handle)) records outstanding")))
+            }
+            if stop { break }
+            rd_kafka_poll(client.handle, pollMilliseconds)
+        }
+        // Whatever is left will never be delivered by us: purge it so every callback runs (with
+        // _PURGE_QUEUE / _PURGE_INFLIGHT) and every DeliveryBox is released before destroy.
+        _ = rd_kafka_purge(client.handle, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT)
+        _ = rd_kafka_flush(client.handle, 1000)
+        condition.lock()
+        stopped = true
+        let waiters = stopWaiters
+        stopWaiters = []
+        let flushes = flushRequests
+        flushRequests = []
+        condition.unlock()
+        for request in flushes { request.waiter.resume(returning: .failure(KafkaError(code: .destroyed, message: "producer is closed"))) }
+        for waiter in waiters { waiter.resume() }
+        logger.info("producer closed")
+    }
+}
+
+extension rd_kafka_vu_t {
+    static func field(_ type: rd_kafka_vtype_t, _ fill: (inout rd_kafka_vu_t.__Unnamed_union_u) -> Void) -> rd_kafka_vu_t {
+        var field = rd_kafka_vu_t()
+        field.vtype = type
+        fill(&field.u)
+        return field
+    }
+}
+
+extension Optional where Wrapped == [UInt8] {
+    func withOptionalBytes<R>(_ body: (UnsafeRawBufferPointer?) -> R) -> R {
+        switch self {
+        case .none: return body(nil)
+        case .some(let bytes): return bytes.withUnsafeBytes { body($0) }
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import CRdKafka
+import Logging
+import Synchronization
+
+/// Receives group rebalances on the consumer's poll thread.
+protocol RDKafkaRebalanceHandler: AnyObject {
+    func rebalance(_ handle: OpaquePointer, _ err: rd_kafka_resp_err_t, _ partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>)
+}
+
+/// The Swift side of librdkafka's callbacks, reached through the conf opaque (`Unmanaged`).
+///
+/// Retained by `RDKafkaClient` from before `rd_kafka_new` until after `rd_kafka_destroy`, so every
+/// callback finds it alive.
+final class RDKafkaCallbacks: @unchecked Sendable {
+    // @unchecked Sendable: `logger` and `onStatistics` are immutable; `sawFatal` is atomic;
+    // `rebalanceHandler` is written once by the consumer before its poll thread starts (Thread.start
+    // orders that write before every read) and read only on that thread.
+    let logger: Logger
+    let onStatistics: (@Sendable (String) -> Void)?
+    let sawFatal = Atomic<Bool>(false)
+    weak var rebalanceHandler: (any RDKafkaRebalanceHandler)?
+
+    init(logger: Logger, onStatistics: (@Sendable (String) -> Void)?) {
+        self.logger = logger
+        self.onStatistics = onStatistics
+    }
+
+    static func from(_ opaque: UnsafeMutableRawPointer?) -> RDKafkaCallbacks? {
+        guard let opaque else { return nil }
+        return Unmanaged<RDKafkaCallbacks>.fromOpaque(opaque).takeUnretainedValue()
+    }
+
+    /// Installs every callback on `conf`; `self` must outlive the client (RDKafkaClient ensures it).
+    func install(on conf: OpaquePointer, consumer: Bool) {
+        rd_kafka_conf_set_opaque(conf, Unmanaged.passUnretained(self).toOpaque())
+        rd_kafka_conf_set_log_cb(conf, rdkafkaLogCallback)
+        rd_kafka_conf_set_error_cb(conf, rdkafkaErrorCallback)
+        if onStatistics != nil {
+            rd_kafka_conf_set_stats_cb(conf, rdkafkaStatisticsCallback)
+        }
+        if consumer {
+            rd_kafka_conf_set_rebalance_cb(conf, rdkafkaRebalanceCallback)
+        } else {
+            rd_kafka_conf_set_dr_msg_cb(conf, rdkafkaDeliveryCallback)
+        }
+    }
+}
+
+private func rdkafkaLogCallback(handle: OpaquePointer?, level: Int32, facility: UnsafePointer<CChar>?, message: UnsafePointer<CChar>?) {
+    guard let handle, let callbacks = RDKafkaCallbacks.from(rd_kafka_opaque(handle)) else { return }
+    let swiftLevel: Logger.Level
+    switch level {
+    case ...2: swiftLevel = .critical
+    case 3: swiftLevel = .error
+    case 4: swiftLevel = .warning
+    case 5: swiftLevel = .notice
+    case 6: swiftLevel = .info
+    default: swiftLevel = .debug
+    }
+    let text = message.map { String(cString: $0) } ?? ""
+    let facilityText = facility.map { String(cString: $0) } ?? ""
+    callbacks.logger.log(level: swiftLevel, "\(text)", metadata: ["rdkafka.facility": "\(facilityText)"])
+}
+
+private func rdkafkaErrorCallback(handle: OpaquePointer?, err: Int32, reason: UnsafePointer<CChar>?, opaque: UnsafeMutableRawPointer?) {
+    guard let callbacks = RDKafkaCallbacks.from(opaque) else { return }
+    let code = rd_kafka_resp_err_t(rawValue: err)
+    let error = KafkaError(code, message: reason.map { String(cString: $0) })
+    if code == RD_KAFKA_RESP_ERR__FATAL {
+        callbacks.sawFatal.store(true, ordering: .releasing)
+        callbacks.logger.critical("\(error)")
+    } else {
+        // Most client errors (broker down, transport) are transient and retried by librdkafka.
+        callbacks.logger.warning("\(error)")
+    }
+}
+
+private func rdkafkaStatisticsCallback(handle: OpaquePointer?, json: UnsafeMutablePointer<CChar>?, length: Int, opaque: UnsafeMutableRawPointer?) -> Int32 {
+    guard let callbacks = RDKafkaCallbacks.from(opaque), let json else { return 0 }
+    let text = UnsafeRawBufferPointer(start: json, count: length).withMemoryRebound(to: UInt8.self) {
+        String(decoding: $0, as: UTF8.self)
+    }
+    callbacks.onStatistics?(text)
+    return 0  // 0: librdkafka frees the JSON buffer.
+}
+
+private func rdkafkaRebalanceCallback(
+    handle: OpaquePointer?, err: rd_kafka_resp_err_t, partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?,
+    opaque: UnsafeMutableRawPointer?
+) {
+    guard let handle, let partitions, let callbacks = RDKafkaCallbacks.from(opaque) else { return }
+    if let handler = callbacks.rebalanceHandler {
+        handler.rebalance(handle, err, partitions)
+    } else {
+        // No consumer (it is being torn down): release the partitions so the group can move on.
+        let error = rd_kafka_incremental_unassign(handle, partitions)
+        if let error { rd_kafka_error_destroy(error) }
+    }
+}
+
+private func rdkafkaDeliveryCallback(handle: OpaquePointer?, message: UnsafePointer<rd_kafka_message_t>?, opaque: UnsafeMutableRawPointer?) {
+    guard let message, let box = message.pointee._private else { return }
+    // The producer passed a retained box as the per-message opaque; take it back exactly once here.
+    let delivery = Unmanaged<DeliveryBox>.fromOpaque(box).takeRetainedValue()
+    let result: Result<DeliveryReport, KafkaError>
+    if message.pointee.err == RD_KAFKA_RESP_ERR_NO_ERROR {
+        var type = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE
+        let timestamp = rd_kafka_message_timestamp(message, &type)
+        result = .success(DeliveryReport(
+            topic: delivery.topic, partition: message.pointee.partition, offset: message.pointee.offset,
+            timestampMilliseconds: type == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE ? nil : timestamp))
+    } else if message.pointee.err == RD_KAFKA_RESP_ERR__FATAL, let handle, let fatal = KafkaError.fatalError(of: handle) {
+        result = .failure(fatal)
+    } else {
+        var error = KafkaError(message.pointee.err)
+        error.message = "\(delivery.topic): \(error.message)"
+        result = .failure(error)
+    }
+    delivery.completion(result)
+}

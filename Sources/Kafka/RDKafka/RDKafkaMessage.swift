@@ -1,0 +1,38 @@
+import CRdKafka
+
+/// A consumed message copied into Swift memory, before it is matched to an assignment.
+struct CopiedMessage {
+    var topicPartition: TopicPartition
+    var offset: Int64
+    var key: [UInt8]?
+    var value: [UInt8]
+    var headers: [KafkaHeader]
+    var timestampMilliseconds: Int64?
+
+    /// Copies everything out of `message`; the caller destroys it right after (held messages
+    /// would pin librdkafka's whole fetch buffer, librdkafka#1382).
+    init(copying message: UnsafeMutablePointer<rd_kafka_message_t>) {
+        let m = message.pointee
+        topicPartition = TopicPartition(topic: String(cString: rd_kafka_topic_name(m.rkt)), partition: m.partition)
+        offset = m.offset
+        key = m.key.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: m.key_len)) }
+        value = m.payload.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: m.len)) } ?? []
+        var type = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE
+        let timestamp = rd_kafka_message_timestamp(message, &type)
+        timestampMilliseconds = type == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE ? nil : timestamp
+        headers = []
+        var list: OpaquePointer?
+        // The headers stay owned by the message.
+        guard rd_kafka_message_headers(message, &list) == RD_KAFKA_RESP_ERR_NO_ERROR, let list else { return }
+        var index = 0
+        var name: UnsafePointer<CChar>?
+        var bytes: UnsafeRawPointer?
+        var size = 0
+        while rd_kafka_header_get_all(list, index, &name, &bytes, &size) == RD_KAFKA_RESP_ERR_NO_ERROR {
+            headers.append(KafkaHeader(
+                key: name.map { String(cString: $0) } ?? "",
+                value: bytes.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: size)) }))
+            index += 1
+        }
+    }
+}
