@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Everything `pushline mock-apns` can be told: where to listen, whom to trust, how devices behave,
 /// and which faults to inject. Chaos is all off by default.
 public struct MockConfiguration: Sendable {
@@ -46,6 +52,8 @@ public struct MockConfiguration: Sendable {
     public var recordFile: String?
     /// A seed for chaos and jitter, so a run can be repeated.
     public var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+    /// The wall clock in unix seconds, for JWT `iat` checks; tests inject their own.
+    public var now: @Sendable () -> Int64 = { Int64(time(nil)) }
 
     /// A key whose JWTs are accepted.
     public struct AuthKey: Sendable, Hashable {
