@@ -47,6 +47,13 @@ public struct StreamCapacity: Sendable, Hashable {
         reserved -= 1
     }
 
+    /// A new connection in this slot: back to the assumed limit of 1 (and probing with token auth)
+    /// until its server's SETTINGS arrive. Reservations in transit stay counted.
+    public mutating func reconnected(tokenAuth: Bool) {
+        peerLimit = 1
+        probing = tokenAuth
+    }
+
     /// A request on this connection succeeded: the probing phase is over.
     public mutating func succeeded() {
         probing = false

@@ -1,0 +1,235 @@
+import APNSCore
+import Logging
+import NIOCore
+import NIOOpenSSL
+import NIOPosix
+import Synchronization
+
+/// A pool of multiplexed HTTP/2 connections to APNs for one credential (one team and key, or one
+/// certificate), honouring every stream limit.
+///
+/// A request goes to the connection with the most free streams, where free = min(server's
+/// SETTINGS_MAX_CONCURRENT_STREAMS, configured cap, 1 while a token connection is unproven) minus
+/// streams reserved. With no free stream anywhere it waits in the pool's FIFO, never inside a
+/// throttled connection. Retries (with backoff), token refresh, REFUSED_STREAM and GOAWAY resends
+/// happen inside; `send` always ends with exactly one `APNSOutcome`.
+public final class APNSClient: Sendable {
+    public let configuration: APNSClientConfiguration
+    let credential: APNSCredential
+    let tlsContext: TLSContext
+    let tokens: ProviderTokenSource?
+    let metrics: APNSMetrics
+    let logger: Logger
+    private let state: Mutex<PoolState>
+    private let connections: [PooledConnection]
+    private let ownsGroup: Bool
+    private let group: any EventLoopGroup
+
+    /// Creates the pool; call `start()` to open its connections.
+    ///
+    /// - Parameter group: event loops for the connections (spread round-robin); nil = a group of
+    ///   one loop per core owned by the client.
+    public init(
+        configuration: APNSClientConfiguration,
+        credential: APNSCredential,
+        group: (any EventLoopGroup)? = nil,
+        logger: Logger = Logger(label: "pushline.apns")
+    ) throws {
+        self.configuration = configuration
+        self.credential = credential
+        var logger = logger
+        logger[metadataKey: "app"] = "\(configuration.name)"
+        self.logger = logger
+        let metrics = APNSMetrics(app: configuration.name)
+        self.metrics = metrics
+
+        var tls = TLSConfiguration.client(serverHostname: configuration.endpoint.host)
+        if let caFile = configuration.caFile, !caFile.isEmpty {
+            tls.trustRoots = .system(plusCAFile: caFile)
+        }
+        if case .certificate(let identity) = credential {
+            tls.identity = identity
+        }
+        self.tlsContext = try TLSContext(configuration: tls)
+
+        if case .token(let keyID, let teamID, let key) = credential {
+            tokens = ProviderTokenSource(keyID: keyID, teamID: teamID, key: key, now: configuration.now) {
+                metrics.jwtRefreshed()
+            }
+        } else {
+            tokens = nil
+        }
+
+        if let group {
+            self.group = group
+            ownsGroup = false
+        } else {
+            self.group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
+            ownsGroup = true
+        }
+        self.state = Mutex(
+            PoolState(
+                connections: configuration.connections,
+                configuredCap: configuration.maxStreamsPerConnection,
+                tokenAuth: credential.isToken))
+        var connections: [PooledConnection] = []
+        for slot in 0..<configuration.connections {
+            connections.append(PooledConnection(slot: slot, eventLoop: self.group.next()))
+        }
+        self.connections = connections
+        for connection in connections {
+            connection.client = self
+        }
+    }
+
+    /// Opens every connection (ahead of first use). Returns at once; connections come up in the
+    /// background and reconnect with backoff when they fail.
+    public func start() {
+        for connection in connections {
+            connection.eventLoop.execute { connection.connect() }
+        }
+    }
+
+    /// Sends one notification; `completion` is called exactly once, on an event loop, with the
+    /// final outcome (after any retries).
+    public func send(
+        _ notification: APNSNotification,
+        options: APNSSendOptions = APNSSendOptions(),
+        completion: @escaping @Sendable (APNSOutcome) -> Void
+    ) {
+        enqueue([PendingRequest(notification: notification, options: options, completion: completion)])
+    }
+
+    /// Sends many notifications in one hand-over (one lock, one hop per connection).
+    public func send(
+        _ notifications: [APNSNotification],
+        options: APNSSendOptions = APNSSendOptions(),
+        completion: @escaping @Sendable (Int, APNSOutcome) -> Void
+    ) {
+        let requests = notifications.enumerated().map { index, notification in
+            PendingRequest(notification: notification, options: options) { completion(index, $0) }
+        }
+        enqueue(requests)
+    }
+
+    /// Sends one notification and waits for its outcome.
+    public func send(_ notification: APNSNotification, options: APNSSendOptions = APNSSendOptions()) async -> APNSOutcome {
+        await withCheckedContinuation { continuation in
+            send(notification, options: options) { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// Closes every connection; requests still queued or in flight end as `connection`.
+    public func shutdown() async {
+        let queued: [PendingRequest] = state.withLock { state in
+            state.isShutDown = true
+            for slot in state.lifecycles.indices { _ = state.lifecycles[slot].shutDown() }
+            defer { state.queue.removeAll() }
+            return Array(state.queue)
+        }
+        for request in queued { request.finish(noResponse: .connection) }
+        await withTaskGroup(of: Void.self) { tasks in
+            for connection in connections {
+                tasks.addTask {
+                    try? await connection.eventLoop.flatSubmit { connection.close() }.get()
+                }
+            }
+        }
+        if ownsGroup {
+            try? await group.shutdownGracefully()
+        }
+    }
+
+    // MARK: Status
+
+    /// A connection's state for metrics and readiness.
+    public struct ConnectionStatus: Sendable, Hashable {
+        public var state: ConnectionLifecycle.State
+        public var limit: Int
+        public var reservedStreams: Int
+    }
+
+    public struct Status: Sendable, Hashable {
+        public var connections: [ConnectionStatus]
+        public var queued: Int
+        /// Whether at least one connection is carrying requests.
+        public var isReady: Bool { connections.contains { $0.state == .active } }
+    }
+
+    public func status() -> Status {
+        state.withLock { state in
+            Status(
+                connections: state.lifecycles.indices.map {
+                    ConnectionStatus(
+                        state: state.lifecycles[$0].state, limit: state.capacities[$0].limit,
+                        reservedStreams: state.capacities[$0].reserved)
+                },
+                queued: state.queue.count)
+        }
+    }
+
+    // MARK: Pool internals (called by connections)
+
+    /// Queues requests (FIFO) and hands out what fits.
+    func enqueue(_ requests: [PendingRequest], atFront: Bool = false) {
+        var rejected: [PendingRequest] = []
+        let assignments: PoolState.Assignments = state.withLock { state in
+            if state.isShutDown {
+                rejected = requests
+                return []
+            }
+            let room = configuration.maxQueuedRequests - state.queue.count
+            var accepted = requests
+            if requests.count > room {
+                accepted = Array(requests.prefix(max(0, room)))
+                rejected = Array(requests.dropFirst(max(0, room)))
+            }
+            if atFront {
+                state.queue.prepend(contentsOf: accepted)
+            } else {
+                state.queue.append(contentsOf: accepted)
+            }
+            return state.drain()
+        }
+        for request in rejected { request.finish(noResponse: .connection) }
+        dispatch(assignments)
+    }
+
+    func dispatch(_ assignments: PoolState.Assignments) {
+        for (slot, requests) in assignments {
+            let connection = connections[slot]
+            if connection.eventLoop.inEventLoop {
+                connection.start(requests)
+            } else {
+                connection.eventLoop.execute { connection.start(requests) }
+            }
+        }
+    }
+
+    /// Runs `body` on the pool state under the lock, then dispatches whatever the queue can now
+    /// place, and returns `body`'s result.
+    func withState<Result>(_ body: (inout PoolState) -> Result) -> Result {
+        let (result, assignments) = state.withLock { state -> (Result, PoolState.Assignments) in
+            let result = body(&state)
+            return (result, state.drain())
+        }
+        dispatch(assignments)
+        return result
+    }
+
+    /// A reserved slot that was not used (the connection turned out to be unable to take it).
+    func unreserve(slot: Int, requeue requests: [PendingRequest]) {
+        let assignments: PoolState.Assignments = state.withLock { state in
+            for _ in requests { state.capacities[slot].release() }
+            state.queue.prepend(contentsOf: requests)
+            return state.drain()
+        }
+        dispatch(assignments)
+    }
+}
+
+extension CircularBuffer {
+    mutating func prepend(contentsOf elements: [Element]) {
+        for element in elements.reversed() { self.prepend(element) }
+    }
+}

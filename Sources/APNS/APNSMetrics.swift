@@ -1,0 +1,46 @@
+import Metrics
+import Synchronization
+
+/// The client's metrics (swift-metrics): responses by status and reason, latency, JWT refreshes.
+/// Metric objects are created once per label set and cached, so recording stays cheap.
+final class APNSMetrics: Sendable {
+    let app: String
+    private let responses = Mutex<[ResponseKey: Counter]>([:])
+    private let latency: Timer
+    private let refreshes: Counter
+    private let resends: Counter
+
+    struct ResponseKey: Hashable {
+        var status: Int
+        var reason: String
+    }
+
+    init(app: String) {
+        self.app = app
+        latency = Timer(label: "pushline_apns_latency_seconds", dimensions: [("app", app)], preferredDisplayUnit: .seconds)
+        refreshes = Counter(label: "pushline_jwt_refreshes_total", dimensions: [("app", app)])
+        resends = Counter(label: "pushline_apns_free_resends_total", dimensions: [("app", app)])
+    }
+
+    func response(status: Int, reason: String?, latencyNanoseconds: Int64) {
+        let key = ResponseKey(status: status, reason: reason ?? "")
+        let counter = responses.withLock { cache in
+            if let counter = cache[key] { return counter }
+            let counter = Counter(
+                label: "pushline_apns_responses_total",
+                dimensions: [("app", app), ("status", String(status)), ("reason", key.reason)])
+            cache[key] = counter
+            return counter
+        }
+        counter.increment()
+        latency.recordNanoseconds(latencyNanoseconds)
+    }
+
+    func jwtRefreshed() {
+        refreshes.increment()
+    }
+
+    func freeResend() {
+        resends.increment()
+    }
+}

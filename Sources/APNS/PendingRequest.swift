@@ -1,0 +1,50 @@
+import APNSCore
+import NIOCore
+
+/// One notification on its way through the pool, across attempts and connections.
+///
+/// `@unchecked Sendable`: a request is owned by exactly one party at a time — the pool's queue
+/// (under its lock), one connection's event loop while its stream is open, or a scheduled retry —
+/// and each hand-over goes through the lock or `EventLoop.execute`, which order the accesses.
+final class PendingRequest: @unchecked Sendable {
+    let notification: APNSNotification
+    let body: ByteBuffer
+    let options: APNSSendOptions
+    let completion: @Sendable (APNSOutcome) -> Void
+    let created: ContinuousClock.Instant
+    /// Attempts that counted toward `maxAttempts`.
+    var attempts = 0
+    /// Resends that did not count (REFUSED_STREAM, GOAWAY-unprocessed, connection unavailable).
+    var freeResends = 0
+    /// The provider token sent on the current attempt.
+    var bearerToken: String?
+    /// The stream and its deadline timer on the current connection.
+    var streamID: Int32?
+    var timeout: Scheduled<Void>?
+    var timedOut = false
+
+    init(
+        notification: APNSNotification,
+        options: APNSSendOptions,
+        completion: @escaping @Sendable (APNSOutcome) -> Void
+    ) {
+        self.notification = notification
+        self.body = ByteBuffer(bytes: notification.payload)
+        self.options = options
+        self.completion = completion
+        self.created = .now
+    }
+
+    var elapsedMilliseconds: Double {
+        let elapsed = ContinuousClock.now - created
+        return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+    }
+
+    func finish(response: APNSResponse) {
+        completion(APNSOutcome(response: response, attempts: attempts, latencyMilliseconds: elapsedMilliseconds))
+    }
+
+    func finish(noResponse: APNSOutcome.NoResponse) {
+        completion(APNSOutcome(noResponse: noResponse, attempts: attempts, latencyMilliseconds: elapsedMilliseconds))
+    }
+}
