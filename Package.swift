@@ -81,9 +81,10 @@ let package = Package(
         .target(
             name: "Pushline",
             dependencies: [
-                "Kafka", "APNS", "APNSCore",
+                "Kafka", "APNS", "APNSCore", "NIOOpenSSL",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

@@ -12,9 +12,13 @@ import Yams
 /// environment). Problems are collected, not thrown one at a time: the caller prints them all.
 public enum ConfigurationLoader {
     /// Loads and validates. Throws `ConfigurationProblems` listing every problem.
+    ///
+    /// - Parameter kafkaOnly: validate only what talking to Kafka needs (for `pushline enqueue`,
+    ///   which sends no notification and needs no APNs credentials).
     public static func load(
         file: String?,
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        kafkaOnly: Bool = false
     ) async throws -> PushlineConfiguration {
         var problems: [String] = []
         var providers: [any ConfigProvider] = [EnvironmentVariablesProvider(environmentVariables: environment)]
@@ -87,7 +91,7 @@ public enum ConfigurationLoader {
         configuration.log.format = keys.string("log.format", default: configuration.log.format)
 
         problems += keys.problems
-        problems += ConfigurationValidator.problems(in: configuration)
+        problems += ConfigurationValidator.problems(in: configuration, kafkaOnly: kafkaOnly)
         guard problems.isEmpty else { throw ConfigurationProblems(problems) }
         return configuration
     }

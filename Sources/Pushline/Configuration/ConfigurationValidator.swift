@@ -3,7 +3,7 @@ import Foundation
 
 /// Checks a loaded configuration for values that cannot work, one line per problem.
 enum ConfigurationValidator {
-    static func problems(in configuration: PushlineConfiguration) -> [String] {
+    static func problems(in configuration: PushlineConfiguration, kafkaOnly: Bool = false) -> [String] {
         var problems: [String] = []
         func require(_ condition: Bool, _ problem: @autoclosure () -> String) {
             if !condition { problems.append(problem()) }
@@ -17,6 +17,8 @@ enum ConfigurationValidator {
         require(!kafka.deadLetterTopic.isEmpty, "kafka.dead_letter_topic: empty")
         require(kafka.resultsTopic != kafka.jobsTopic, "kafka.results_topic: '\(kafka.resultsTopic)' is also the jobs topic")
         require(kafka.deadLetterTopic != kafka.jobsTopic, "kafka.dead_letter_topic: '\(kafka.deadLetterTopic)' is also the jobs topic")
+
+        if kafkaOnly { return problems }
 
         let apns = configuration.apns
         problems += endpointProblems(apns.endpoint, key: "apns.endpoint", caFile: apns.caFile)

@@ -1,0 +1,52 @@
+import Synchronization
+
+/// Makes `apns-id` values: version-4 style UUIDs in canonical lowercase form, unique within a
+/// process (a counter) and across processes (a random seed), without a syscall per id.
+final class APNSIDGenerator: Sendable {
+    private let counter = Atomic<UInt64>(0)
+    private let seed: UInt64
+
+    init(seed: UInt64 = UInt64.random(in: .min ... .max)) {
+        self.seed = seed
+    }
+
+    func next() -> String {
+        let n = counter.wrappingAdd(1, ordering: .relaxed).newValue
+        var high = Self.mix(seed ^ n)
+        var low = Self.mix(high ^ 0x9E37_79B9_7F4A_7C15 ^ n)
+        high = (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
+        low = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
+        return Self.format(high, low)
+    }
+
+    private static func mix(_ value: UInt64) -> UInt64 {
+        var z = value &+ 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+
+    static func format(_ high: UInt64, _ low: UInt64) -> String {
+        String(unsafeUninitializedCapacity: 36) { buffer in
+            var index = 0
+            func put(_ value: UInt64, nibbles: Int, from shift: Int) {
+                for i in 0..<nibbles {
+                    buffer[index] = hex[Int((value >> UInt64(shift - 4 * i)) & 0xF)]
+                    index += 1
+                }
+            }
+            put(high, nibbles: 8, from: 60)
+            buffer[index] = UInt8(ascii: "-"); index += 1
+            put(high, nibbles: 4, from: 28)
+            buffer[index] = UInt8(ascii: "-"); index += 1
+            put(high, nibbles: 4, from: 12)
+            buffer[index] = UInt8(ascii: "-"); index += 1
+            put(low, nibbles: 4, from: 60)
+            buffer[index] = UInt8(ascii: "-"); index += 1
+            put(low, nibbles: 12, from: 44)
+            return index
+        }
+    }
+}

@@ -1,0 +1,189 @@
+import APNS
+import APNSCore
+import Kafka
+import Logging
+
+/// The worker's hot path: one job record in, one APNs request per token, one result record per
+/// token out, and the record's offset completed once every result is acknowledged by Kafka.
+///
+/// Called from the consumer loop (`handle`) and from APNs and producer callbacks on their own
+/// threads; its shared state is atomics and the in-flight gate.
+final class JobPipeline: Sendable {
+    struct Topics: Sendable {
+        var results: String
+        var invalidations: String?
+        var deadLetter: String
+    }
+
+    private let decoder: JobDecoder
+    private let clients: [String: APNSClient]
+    private let publisher: ResultPublisher
+    private let topics: Topics
+    private let invalidateOn: Set<String>
+    private let complete: @Sendable (RecordID) -> Void
+    let gate: InflightGate
+    private let metrics: WorkerMetrics
+    private let ids = APNSIDGenerator()
+    private let logger: Logger
+    private let wallClockMilliseconds: @Sendable () -> Int64
+
+    init(
+        decoder: JobDecoder,
+        clients: [String: APNSClient],
+        publisher: ResultPublisher,
+        topics: Topics,
+        invalidateOn: [String],
+        gate: InflightGate,
+        metrics: WorkerMetrics,
+        logger: Logger,
+        wallClockMilliseconds: @escaping @Sendable () -> Int64 = WallClock.milliseconds,
+        complete: @escaping @Sendable (RecordID) -> Void
+    ) {
+        self.decoder = decoder
+        self.clients = clients
+        self.publisher = publisher
+        self.topics = topics
+        var reasons = Set(invalidateOn)
+        // ExpiredToken is the same 410 case as Unregistered.
+        if reasons.contains("Unregistered") { reasons.insert("ExpiredToken") }
+        self.invalidateOn = reasons
+        self.gate = gate
+        self.metrics = metrics
+        self.logger = logger
+        self.wallClockMilliseconds = wallClockMilliseconds
+        self.complete = complete
+    }
+
+    /// Decodes one record and starts its work. Never throws: a bad record becomes a rejection.
+    func handle(_ record: KafkaRecord) {
+        let source = RecordSource(topic: record.topic, partition: record.partition, offset: record.offset)
+        switch decoder.decode(record.value) {
+        case .failure(let rejection):
+            reject(record, source: source, rejection: rejection)
+        case .success(let job):
+            send(job, id: record.id, source: source, received: .now)
+        }
+    }
+
+    // MARK: Rejected jobs
+
+    private func reject(_ record: KafkaRecord, source: RecordSource, rejection: JobRejection) {
+        metrics.rejected(code: rejection.code.rawValue)
+        logger.notice(
+            "job rejected", metadata: ["source": "\(record.id)", "error": "\(rejection)", "job_id": "\(rejection.jobID ?? "-")"])
+        let error = rejection.description
+        let result = ResultRecord.rejected(.init(jobID: rejection.jobID, error: error, source: source))
+        let id = record.id
+        let countdown = Countdown(2) { [complete] in complete(id) }
+        publisher.publish(
+            .init(topic: topics.results, key: result.key.map { Array($0.utf8) }, value: result.encoded()),
+            acknowledged: countdown.countDown)
+        var headers = record.headers
+        headers.append(KafkaHeader(key: "pushline-error", value: Array(error.utf8)))
+        headers.append(KafkaHeader(key: "pushline-source", value: Array("\(source.topic)/\(source.partition)/\(source.offset)".utf8)))
+        publisher.publish(
+            .init(topic: topics.deadLetter, key: record.key, value: record.value, headers: headers, isDeadLetter: true),
+            acknowledged: countdown.countDown)
+    }
+
+    // MARK: Jobs
+
+    private func send(_ job: Job, id: RecordID, source: RecordSource, received: ContinuousClock.Instant) {
+        let tokens = job.tokens
+        gate.add(tokens.count)
+        metrics.inflight.record(gate.count)
+        let jobDone = Countdown(tokens.count) { [complete, metrics] in
+            metrics.jobCompleted()
+            complete(id)
+        }
+        guard let client = clients[job.app] else {
+            // The decoder only accepts configured apps; this cannot happen unless they diverge.
+            preconditionFailure("job \(job.id) names app '\(job.app)' with no APNs client")
+        }
+
+        let options = sendOptions(for: job)
+        if let deadline = options.deadline, deadline <= .now {
+            for token in tokens {
+                finish(job, token: token, apnsID: nil, outcome: APNSOutcome(noResponse: .expired, attempts: 0, latencyMilliseconds: 0),
+                    source: source, received: received, jobDone: jobDone)
+            }
+            return
+        }
+
+        var notifications: [APNSNotification] = []
+        notifications.reserveCapacity(tokens.count)
+        for token in tokens {
+            notifications.append(
+                APNSNotification(
+                    deviceToken: token, topic: job.topic, pushType: job.pushType, priority: job.priority,
+                    expiration: job.expiration, collapseID: job.collapseID, apnsID: ids.next(), payload: job.payload))
+        }
+        let sent = notifications
+        client.send(sent, options: options) { [self] index, outcome in
+            let notification = sent[index]
+            finish(job, token: notification.deviceToken, apnsID: notification.apnsID, outcome: outcome,
+                source: source, received: received, jobDone: jobDone)
+        }
+    }
+
+    /// The job's deadline and the last moment a retry may start, as monotonic instants.
+    private func sendOptions(for job: Job) -> APNSSendOptions {
+        guard job.deadlineMilliseconds != nil || job.expiration != nil else { return APNSSendOptions() }
+        let nowWall = wallClockMilliseconds()
+        let nowMono = ContinuousClock.now
+        func instant(_ wallMilliseconds: Int64) -> ContinuousClock.Instant {
+            nowMono.advanced(by: .milliseconds(wallMilliseconds - nowWall))
+        }
+        let deadline = job.deadlineMilliseconds.map(instant)
+        var retryUntil = deadline
+        if let expiration = job.expiration {
+            // apns-expiration 0 means "now or never": no retries.
+            let expires = expiration == 0 ? nowMono : instant(expiration * 1000)
+            retryUntil = retryUntil.map { min($0, expires) } ?? expires
+        }
+        return APNSSendOptions(deadline: deadline, retryUntil: retryUntil)
+    }
+
+    /// A token's final outcome: publish its records; the token leaves the in-flight count when
+    /// Kafka has them all.
+    private func finish(
+        _ job: Job, token: String, apnsID: String?, outcome: APNSOutcome, source: RecordSource,
+        received: ContinuousClock.Instant, jobDone: Countdown
+    ) {
+        let reason = outcome.reasonString
+        let delivery = ResultRecord.delivery(
+            .init(
+                jobID: job.id, token: token, app: job.app, status: outcome.status, reason: reason,
+                apnsID: outcome.response?.apnsID ?? apnsID, timestamp: outcome.response?.timestamp,
+                attempts: outcome.attempts, latencyMilliseconds: outcome.latencyMilliseconds, source: source))
+        var records: [ResultPublisher.Outgoing] = [
+            .init(topic: topics.results, key: Array(job.id.utf8), value: delivery.encoded())
+        ]
+        if outcome.status == 410, let reason, invalidateOn.contains(reason) {
+            let reported = reason == "ExpiredToken" && invalidateOn.contains("Unregistered") ? "Unregistered" : reason
+            let invalidated = ResultRecord.tokenInvalidated(
+                .init(
+                    token: token, app: job.app, topic: job.topic, reason: reported,
+                    invalidSince: outcome.response?.timestamp, jobID: job.id))
+            let value = invalidated.encoded()
+            records.append(.init(topic: topics.results, key: Array(token.utf8), value: value))
+            if let invalidations = topics.invalidations {
+                records.append(.init(topic: invalidations, key: Array(token.utf8), value: value))
+            }
+            metrics.invalidation(app: job.app, reason: reported)
+        }
+        let elapsed = ContinuousClock.now - received
+        metrics.notification(
+            app: job.app, status: outcome.status, reason: reason, attempts: outcome.attempts,
+            endToEndNanoseconds: elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+
+        let gate = self.gate
+        let tokenDone = Countdown(records.count) {
+            gate.release(1)
+            jobDone.countDown()
+        }
+        for record in records {
+            publisher.publish(record, acknowledged: tokenDone.countDown)
+        }
+    }
+}

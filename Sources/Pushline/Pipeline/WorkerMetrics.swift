@@ -1,0 +1,78 @@
+import Metrics
+import Synchronization
+
+/// The worker's metrics (names in docs/operations.md). Label sets are cached so that recording a
+/// result costs a dictionary look-up and an atomic add.
+final class WorkerMetrics: Sendable {
+    private struct NotificationKey: Hashable {
+        var app: String
+        var status: Int
+        var reason: String
+    }
+
+    private let notifications = Mutex<[NotificationKey: Counter]>([:])
+    private let invalidations = Mutex<[String: Counter]>([:])
+    private let rejects = Mutex<[String: Counter]>([:])
+    private let endToEnd = Mutex<[String: Timer]>([:])
+    private let jobsCompleted = Counter(label: "pushline_jobs_total", dimensions: [("outcome", "completed")])
+    private let jobsRejected = Counter(label: "pushline_jobs_total", dimensions: [("outcome", "rejected")])
+    private let retries = Counter(label: "pushline_produce_retries_total")
+    let inflight = Gauge(label: "pushline_inflight_notifications")
+    let pausedPartitions = Gauge(label: "pushline_paused_partitions")
+    let producerQueueDepth = Gauge(label: "pushline_producer_queue_depth")
+
+    init() {}
+
+    func notification(app: String, status: Int, reason: String?, attempts: Int, endToEndNanoseconds: Int64) {
+        let key = NotificationKey(app: app, status: status, reason: reason ?? "")
+        let counter = notifications.withLock { cache in
+            if let counter = cache[key] { return counter }
+            let counter = Counter(
+                label: "pushline_notifications_total",
+                dimensions: [("app", app), ("status", String(status)), ("reason", key.reason)])
+            cache[key] = counter
+            return counter
+        }
+        counter.increment()
+        if attempts > 1 {
+            Counter(label: "pushline_retries_total", dimensions: [("app", app), ("kind", "apns")]).increment(by: attempts - 1)
+        }
+        let timer = endToEnd.withLock { cache in
+            if let timer = cache[app] { return timer }
+            let timer = Timer(label: "pushline_end_to_end_latency_seconds", dimensions: [("app", app)], preferredDisplayUnit: .seconds)
+            cache[app] = timer
+            return timer
+        }
+        timer.recordNanoseconds(endToEndNanoseconds)
+    }
+
+    func invalidation(app: String, reason: String) {
+        let key = app + "\u{0}" + reason
+        let counter = invalidations.withLock { cache in
+            if let counter = cache[key] { return counter }
+            let counter = Counter(label: "pushline_invalidations_total", dimensions: [("app", app), ("reason", reason)])
+            cache[key] = counter
+            return counter
+        }
+        counter.increment()
+    }
+
+    func rejected(code: String) {
+        let counter = rejects.withLock { cache in
+            if let counter = cache[code] { return counter }
+            let counter = Counter(label: "pushline_rejected_jobs_total", dimensions: [("code", code)])
+            cache[code] = counter
+            return counter
+        }
+        counter.increment()
+        jobsRejected.increment()
+    }
+
+    func jobCompleted() {
+        jobsCompleted.increment()
+    }
+
+    func produceRetried() {
+        retries.increment()
+    }
+}

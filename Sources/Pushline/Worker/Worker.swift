@@ -1,0 +1,149 @@
+import APNS
+import Kafka
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+
+/// `pushline run`: consumes jobs, sends them to APNs, publishes results, completes offsets.
+///
+/// A swift-service-lifecycle `Service`: on graceful shutdown it stops fetching, lets in-flight work
+/// finish within `worker.shutdown_timeout_ms`, flushes results, commits what completed and leaves
+/// the group. Work not finished in time is not committed, so another member redoes it.
+public final class Worker: Service, Sendable {
+    public let configuration: PushlineConfiguration
+    private let logger: Logger
+    let health: WorkerHealth
+
+    public init(configuration: PushlineConfiguration, logger: Logger, health: WorkerHealth = WorkerHealth()) {
+        self.configuration = configuration
+        self.logger = logger
+        self.health = health
+    }
+
+    public func run() async throws {
+        let configuration = self.configuration
+        let logger = self.logger
+        let metrics = WorkerMetrics()
+        let kafka = configuration.kafka
+        let shutdownTimeout = Duration.milliseconds(configuration.worker.shutdownTimeoutMilliseconds)
+
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
+        let clients = try APNSClients.make(configuration, group: group)
+        for (name, client) in clients {
+            logger.info("APNs pool starting", metadata: [
+                "app": "\(name)", "endpoint": "\(client.configuration.endpoint)",
+                "connections": "\(client.configuration.connections)",
+            ])
+            client.start()
+        }
+        health.register(clients: clients)
+
+        let lag = ConsumerLagReporter()
+        let producer = try KafkaProducer(
+            configuration: KafkaProducerConfiguration(
+                bootstrapServers: kafka.brokers, properties: Self.producerProperties(kafka.properties),
+                statisticsInterval: .seconds(5)),
+            logger: logger,
+            onStatistics: { json in metrics.producerQueueDepth.record(ProducerStatistics.queueDepth(json) ?? 0) })
+        let consumer = try KafkaConsumer(
+            configuration: KafkaConsumerConfiguration(
+                bootstrapServers: kafka.brokers, groupID: kafka.groupID, topics: [kafka.jobsTopic],
+                properties: kafka.properties, statisticsInterval: .seconds(5),
+                revokeDrainTimeout: min(shutdownTimeout, .seconds(20)), maxBatchSize: 500,
+                maxBufferedRecords: 2000),
+            logger: logger,
+            onStatistics: { json in lag.update(json) })
+        logger.info("Kafka consumer subscribed", metadata: [
+            "brokers": "\(kafka.brokers)", "group": "\(kafka.groupID)", "topic": "\(kafka.jobsTopic)",
+        ])
+
+        let gate = InflightGate(limit: configuration.worker.maxInflight)
+        let publisher = ResultPublisher(producer: producer, logger: logger, metrics: metrics)
+        let pipeline = JobPipeline(
+            decoder: JobDecoder(
+                bundleIDs: configuration.apps.mapValues(\.bundleID), maxRecordBytes: configuration.worker.maxJobBytes),
+            clients: clients,
+            publisher: publisher,
+            topics: .init(
+                results: kafka.resultsTopic,
+                invalidations: kafka.invalidationsTopic.isEmpty ? nil : kafka.invalidationsTopic,
+                deadLetter: kafka.deadLetterTopic),
+            invalidateOn: configuration.worker.invalidateOn,
+            gate: gate,
+            metrics: metrics,
+            logger: logger,
+            complete: { consumer.complete($0) })
+
+        let closing = Mutex<Task<Void, Never>?>(nil)
+        let startClose = { @Sendable in
+            closing.withLock { task in
+                if task == nil {
+                    task = Task { await consumer.close(drainTimeout: shutdownTimeout) }
+                }
+            }
+            gate.close()
+        }
+
+        do {
+            try await withGracefulShutdownHandler {
+                for try await event in consumer.events {
+                    switch event {
+                    case .records(let records):
+                        for record in records {
+                            if gate.isFull {
+                                consumer.pause()
+                                metrics.pausedPartitions.record(consumer.assignment.count)
+                                await gate.waitForRoom()
+                                consumer.resume()
+                                metrics.pausedPartitions.record(0)
+                            }
+                            pipeline.handle(record)
+                        }
+                    case .assigned(let partitions):
+                        health.groupJoined()
+                        logger.info("partitions assigned", metadata: ["partitions": "\(partitions)"])
+                    case .revoked(let partitions):
+                        logger.info("partitions revoked", metadata: ["partitions": "\(partitions)"])
+                    }
+                }
+            } onGracefulShutdown: {
+                logger.info("shutting down: no new jobs; finishing in-flight work", metadata: [
+                    "timeout_ms": "\(configuration.worker.shutdownTimeoutMilliseconds)"
+                ])
+                startClose()
+            }
+        } catch {
+            logger.error("consumer failed", metadata: ["error": "\(error)"])
+            startClose()
+            await closing.withLock { $0 }?.value
+            await shutdown(producer: producer, clients: clients, group: group)
+            throw error
+        }
+        startClose()
+        await closing.withLock { $0 }?.value
+        logger.info("consumer closed; offsets of finished work committed", metadata: ["in_flight_left": "\(gate.count)"])
+        await shutdown(producer: producer, clients: clients, group: group)
+    }
+
+    private func shutdown(producer: KafkaProducer, clients: [String: APNSClient], group: MultiThreadedEventLoopGroup) async {
+        await producer.close(timeout: .seconds(5))
+        for client in clients.values {
+            await client.shutdown()
+        }
+        try? await group.shutdownGracefully()
+    }
+
+    /// Consumer-only settings are dropped from the producer's copy of `kafka.properties` (librdkafka
+    /// warns about them); security settings apply to both.
+    static func producerProperties(_ properties: [String: String]) -> [String: String] {
+        let consumerOnly: Set<String> = [
+            "session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms", "auto.offset.reset",
+            "group.instance.id", "fetch.min.bytes", "fetch.wait.max.ms", "fetch.max.bytes",
+            "max.partition.fetch.bytes", "auto.commit.interval.ms", "partition.assignment.strategy",
+            "group.protocol", "queued.min.messages", "queued.max.messages.kbytes", "isolation.level",
+        ]
+        return properties.filter { !consumerOnly.contains($0.key) }
+    }
+}
