@@ -1,6 +1,6 @@
 import ArgumentParser
 
-/// The `pushline` executable: the worker and its companion tools (see ../shared/CONTRACT.md).
+/// The `pushline` executable: the worker and its companion tools (see the contract in docs/).
 @main
 struct PushlineCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -14,4 +14,21 @@ struct PushlineCommand: AsyncParsableCommand {
             JWTCommand.self,
         ]
     )
+
+    /// Maps the commands' failures to the contract's exit codes: 2 for bad configuration or
+    /// arguments (every problem printed), 1 for anything else.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch ExitFailure.configuration(let lines) {
+            Self.exit(withError: ExitFailure.report(lines))
+        } catch {
+            Self.exit(withError: error)
+        }
+    }
 }

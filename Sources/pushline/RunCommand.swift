@@ -1,12 +1,82 @@
 import ArgumentParser
+import Foundation
+import Logging
+import Metrics
+import Prometheus
+import Pushline
+import ServiceLifecycle
 
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "the worker: consume jobs, send to APNs, publish results, commit offsets."
+        abstract: "The worker: consume jobs, send to APNs, publish results, commit offsets.",
+        discussion: """
+            Every configuration key can be overridden from the environment: upper case, dots and \
+            underscores as '_' (kafka.brokers -> KAFKA_BROKERS). SIGTERM or SIGINT drains in-flight \
+            work for up to worker.shutdown_timeout_ms, commits what finished and exits 0.
+            """
     )
 
-    mutating func run() async throws {
-        throw Self.notBuiltYet("run")
+    @Option(name: .long, help: "The YAML configuration file (see docs/configuration.md).")
+    var config: String?
+
+    @Flag(name: .long, help: "Print the effective configuration (secrets redacted) and exit.")
+    var printConfig = false
+
+    func run() async throws {
+        let configuration = try await loadConfiguration(file: config, kafkaOnly: false)
+        if printConfig {
+            print(configuration.renderedYAML(), terminator: "")
+            return
+        }
+        PushlineLogging.bootstrap(level: configuration.log.level, format: configuration.log.format)
+        let logger = Logger(label: "pushline.worker")
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+
+        let health = WorkerHealth()
+        var services: [any Service] = []
+        if let address = HostPort(configuration.metrics.listen) {
+            services.append(MetricsServer(address: address, registry: registry, health: health, logger: logger))
+        }
+        let worker = Worker(configuration: configuration, logger: logger, health: health)
+        services.append(worker)
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
+        )
+        groupConfiguration.maximumGracefulShutdownDuration = .milliseconds(configuration.worker.shutdownTimeoutMilliseconds + 15_000)
+        do {
+            try await ServiceGroup(configuration: groupConfiguration).run()
+        } catch let problems as ConfigurationProblems {
+            throw ExitFailure.configuration(problems.problems)
+        } catch {
+            logger.critical("worker stopped", metadata: ["error": "\(error)"])
+            throw ExitCode(1)
+        }
+        logger.info("worker stopped cleanly")
+    }
+}
+
+/// Loads and validates the configuration; problems exit 2, one line each.
+func loadConfiguration(file: String?, kafkaOnly: Bool) async throws -> PushlineConfiguration {
+    do {
+        return try await ConfigurationLoader.load(file: file, kafkaOnly: kafkaOnly)
+    } catch let problems as ConfigurationProblems {
+        throw ExitFailure.configuration(problems.problems)
+    }
+}
+
+/// Prints problems to standard error and exits with the contract's codes.
+enum ExitFailure: Error {
+    case configuration([String])
+
+    static func report(_ lines: [String]) -> ExitCode {
+        var standardError = StandardError()
+        for line in lines {
+            print(line, to: &standardError)
+        }
+        return ExitCode(2)
     }
 }

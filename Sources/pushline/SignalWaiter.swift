@@ -1,0 +1,27 @@
+import Dispatch
+import Foundation
+
+/// Delivers SIGTERM, SIGINT and SIGUSR1 as an async sequence (the signals are ignored by the
+/// default handlers while it exists).
+final class SignalWaiter {
+    let events: AsyncStream<Int32>
+    private let sources: [any DispatchSourceSignal]
+
+    init(signals: [Int32] = [SIGTERM, SIGINT, SIGUSR1]) {
+        let (stream, continuation) = AsyncStream<Int32>.makeStream()
+        var sources: [any DispatchSourceSignal] = []
+        for number in signals {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { continuation.yield(number) }
+            source.resume()
+            sources.append(source)
+        }
+        self.events = stream
+        self.sources = sources
+    }
+
+    deinit {
+        for source in sources { source.cancel() }
+    }
+}
