@@ -106,4 +106,10 @@ import Testing
             _ = try TLSContext(configuration: .server(identity: .certifiedKey(mismatched)))
         }
     }
+
+    @Test func clientContextLoadsTheSystemTrustStore() throws {
+        let context = try TLSContext(configuration: .client(serverHostname: "api.push.apple.com"))
+        #expect(context.configuration.trustRoots.includeSystemStore)
+        #expect(throws: Never.self) { _ = try TLSHandler(context: context) }
+    }
 }
