@@ -105,7 +105,15 @@ let package = Package(
         ),
 
         // Helpers for tests only: the embedded broker, free ports, waiting with deadlines.
-        .target(name: "PushlineTestSupport", swiftSettings: strict),
+        .target(
+            name: "PushlineTestSupport",
+            dependencies: [
+                "APNSMock", "NIOOpenSSL", "NIONGHTTP2",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
 
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "PushlineTestSupport"], swiftSettings: strict),
         .testTarget(name: "NIOOpenSSLTests", dependencies: [

@@ -20,6 +20,8 @@ final class MockConnection: HTTP2ServerDelegate {
     private var currentToken: MockTokenVerifier.Verified?
     private var streamsStarted = 0
     private var goingAway = false
+    /// The last-stream-id of the GOAWAY this connection sent: later streams are not processed.
+    private var goAwayLastStreamID: Int32 = .max
     private var certificateTopic: String??
     private var delayed: [Int32: Scheduled<Void>] = [:]
     private var idleTimer: Scheduled<Void>?
@@ -44,8 +46,17 @@ final class MockConnection: HTTP2ServerDelegate {
     // MARK: HTTP2ServerDelegate
 
     func http2Server(_ connection: HTTP2ServerHandler, didReceive request: HTTP2ServerRequest) {
+        if request.streamID > goAwayLastStreamID {
+            // Arrived in the same read as the stream that triggered GOAWAY: not processed, as the
+            // GOAWAY said. Reset it so the connection can finish closing.
+            connection.resetStream(request.streamID, errorCode: .refusedStream)
+            return
+        }
         streamsStarted += 1
         shared.stats.streamsOpen(connection.openStreams, limit: Int(limit))
+        if configuration.tokenAuth, !tokenSucceeded {
+            shared.stats.streamsOpenWhileProbing(connection.openStreams)
+        }
         armIdleTimer(connection)
 
         if configuration.closeEvery > 0, streamsStarted % configuration.closeEvery == 0 {
@@ -55,6 +66,7 @@ final class MockConnection: HTTP2ServerDelegate {
         }
         if configuration.goawayEvery > 0, streamsStarted % configuration.goawayEvery == 0, !goingAway {
             goingAway = true
+            goAwayLastStreamID = request.streamID
             shared.stats.goawaySent()
             connection.sendGoAway(
                 lastStreamID: request.streamID, errorCode: .noError,
@@ -89,7 +101,8 @@ final class MockConnection: HTTP2ServerDelegate {
     func http2Server(_ connection: HTTP2ServerHandler, streamClosed streamID: Int32, errorCode: HTTP2ErrorCode) {
         if let task = delayed.removeValue(forKey: streamID) { task.cancel() }
         if goingAway, connection.openStreams == 0 {
-            connection.closeAbruptly()
+            // Every answered stream is out: close on the next tick, after this write is flushed.
+            connection.eventLoop?.assumeIsolated().execute { [weak connection] in connection?.closeAbruptly() }
         }
     }
 
@@ -181,7 +194,7 @@ final class MockConnection: HTTP2ServerDelegate {
         var headers = [HTTP2Header("apns-id", apnsID)]
         if body != nil { headers.append(HTTP2Header("content-type", "application/json")) }
         guard connection.respond(to: request.streamID, status: status, headers: headers, body: body) else { return }
-        shared.stats.answered(status: status, reason: reason?.rawValue)
+        shared.stats.answered(status: status, reason: reason?.rawValue, connection: id)
         shared.recorder?.record(
             RequestRecorder.Entry(
                 connection: id, stream: request.streamID, token: token,

@@ -15,6 +15,11 @@ public final class MockStats: Sendable {
         public var maxOpenStreams = 0
         /// Streams a client opened above the limit it had been told.
         public var limitViolations = 0
+        /// The most streams open at once on a token connection before its first success (APNs
+        /// allows one).
+        public var maxOpenStreamsWhileProbing = 0
+        /// Answered requests per connection number.
+        public var requestsByConnection: [Int: Int] = [:]
         /// The highest limit ever advertised.
         public var maxAdvertisedLimit = 0
         public var goawaysSent = 0
@@ -36,9 +41,10 @@ public final class MockStats: Sendable {
         return snapshot
     }
 
-    func answered(status: Int, reason: String?) {
+    func answered(status: Int, reason: String?, connection: Int) {
         state.withLock {
             $0.requests += 1
+            $0.requestsByConnection[connection, default: 0] += 1
             $0.byStatus[status, default: 0] += 1
             if let reason { $0.byReason[reason, default: 0] += 1 }
         }
@@ -58,6 +64,12 @@ public final class MockStats: Sendable {
     func streamsOpen(_ count: Int, limit: Int) {
         state.withLock {
             if count > $0.maxOpenStreams { $0.maxOpenStreams = count }
+        }
+    }
+
+    func streamsOpenWhileProbing(_ count: Int) {
+        state.withLock {
+            if count > $0.maxOpenStreamsWhileProbing { $0.maxOpenStreamsWhileProbing = count }
         }
     }
 
@@ -96,6 +108,7 @@ extension MockStats.Snapshot {
             + "\"open_connections\":\(openConnections),"
             + "\"max_open_streams\":\(maxOpenStreams),"
             + "\"max_advertised_limit\":\(maxAdvertisedLimit),"
+            + "\"max_open_streams_while_probing\":\(maxOpenStreamsWhileProbing),"
             + "\"limit_violations\":\(limitViolations),"
             + "\"goaways_sent\":\(goawaysSent),"
             + "\"abrupt_closes\":\(abruptCloses),"
