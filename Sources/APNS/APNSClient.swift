@@ -24,6 +24,7 @@ public final class APNSClient: Sendable {
     private let connections: [PooledConnection]
     private let ownsGroup: Bool
     private let group: any EventLoopGroup
+    private let sweeper = Mutex<RepeatedTask?>(nil)
 
     /// Creates the pool; call `start()` to open its connections.
     ///
@@ -88,6 +89,34 @@ public final class APNSClient: Sendable {
         for connection in connections {
             connection.eventLoop.execute { connection.connect() }
         }
+        // Requests waiting in the queue (no connection up, or every stream busy) still end at
+        // their deadline.
+        let task = group.next().scheduleRepeatedTask(initialDelay: .milliseconds(100), delay: .milliseconds(100)) {
+            [weak self] _ in
+            self?.expireQueued()
+        }
+        sweeper.withLock { $0 = task }
+    }
+
+    private func expireQueued() {
+        let now = ContinuousClock.now
+        let expired: [PendingRequest] = state.withLock { state in
+            guard state.queue.contains(where: { $0.options.deadline.map { $0 <= now } ?? false }) else { return [] }
+            var expired: [PendingRequest] = []
+            var kept = CircularBuffer<PendingRequest>(initialCapacity: state.queue.count)
+            for request in state.queue {
+                if let deadline = request.options.deadline, deadline <= now {
+                    expired.append(request)
+                } else {
+                    kept.append(request)
+                }
+            }
+            if !expired.isEmpty { state.queue = kept }
+            return expired
+        }
+        for request in expired {
+            request.finish(noResponse: .expired)
+        }
     }
 
     /// Sends one notification; `completion` is called exactly once, on an event loop, with the
@@ -121,6 +150,10 @@ public final class APNSClient: Sendable {
 
     /// Closes every connection; requests still queued or in flight end as `connection`.
     public func shutdown() async {
+        sweeper.withLock { task in
+            task?.cancel()
+            task = nil
+        }
         let queued: [PendingRequest] = state.withLock { state in
             state.isShutDown = true
             for slot in state.lifecycles.indices { _ = state.lifecycles[slot].shutDown() }
