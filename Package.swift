@@ -133,6 +133,7 @@ let package = Package(
         .testTarget(name: "APNSMockTests", dependencies: ["APNSMock", "NIONGHTTP2", "NIOOpenSSL", "PushlineTestSupport"], swiftSettings: strict),
         .testTarget(name: "PushlineTests", dependencies: ["Pushline"], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: ["Pushline", "Kafka", "APNSMock", "PushlineTestSupport"], swiftSettings: strict),
+        .testTarget(name: "DeployTests", dependencies: ["Pushline", .product(name: "Yams", package: "Yams")], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )
