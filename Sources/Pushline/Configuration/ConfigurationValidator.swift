@@ -113,7 +113,10 @@ enum ConfigurationValidator {
         return ["\(key): cannot read '\(path)': no such file"]
     }
 
+    /// The mode of the file `path` names, following symlinks (a Kubernetes Secret volume mounts
+    /// keys as links to 0400 files; the link's own 0777 says nothing).
     private static func permissions(_ path: String) -> Int? {
-        (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? nil
+        let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        return (try? FileManager.default.attributesOfItem(atPath: resolved)[.posixPermissions] as? Int) ?? nil
     }
 }
