@@ -36,7 +36,7 @@ struct EnqueueCommand: AsyncParsableCommand {
         let producer = try KafkaProducer(
             configuration: KafkaProducerConfiguration(
                 bootstrapServers: configuration.kafka.brokers,
-                properties: configuration.kafka.properties.filter { !$0.key.hasPrefix("session.") && $0.key != "group.instance.id" }),
+                properties: Worker.producerProperties(configuration.kafka.properties)),
             logger: logger)
         let topic = configuration.kafka.jobsTopic
         let acknowledged = Atomic<Int>(0)
@@ -122,6 +122,9 @@ struct EnqueueCommand: AsyncParsableCommand {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let rate = seconds > 0 ? Int(Double(done) / seconds) : 0
         var standardError = StandardError()
-        print("\(final ? "enqueued" : "enqueuing") \(done)/\(total) records, \(rate) records/s", terminator: final ? "\n" : "\r", to: &standardError)
+        let terminal = isatty(STDERR_FILENO) != 0
+        print(
+            "\(final ? "enqueued" : "enqueuing") \(done)/\(total) records, \(rate) records/s",
+            terminator: final || !terminal ? "\n" : "\r", to: &standardError)
     }
 }

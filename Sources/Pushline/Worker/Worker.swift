@@ -137,7 +137,7 @@ public final class Worker: Service, Sendable {
 
     /// Consumer-only settings are dropped from the producer's copy of `kafka.properties` (librdkafka
     /// warns about them); security settings apply to both.
-    static func producerProperties(_ properties: [String: String]) -> [String: String] {
+    public static func producerProperties(_ properties: [String: String]) -> [String: String] {
         let consumerOnly: Set<String> = [
             "session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms", "auto.offset.reset",
             "group.instance.id", "fetch.min.bytes", "fetch.wait.max.ms", "fetch.max.bytes",
