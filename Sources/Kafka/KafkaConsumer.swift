@@ -56,6 +56,28 @@ public final class KafkaConsumer: Sendable {
         core.setUserPaused(false)
     }
 
+    /// The group's committed offsets for `partitions` (the next offset a member will read), asked of
+    /// the group coordinator; `nil` for a partition with no committed offset. Blocks up to `timeout`:
+    /// call it off the event loops.
+    public func committed(_ partitions: [TopicPartition], timeout: Duration = .seconds(10)) throws(KafkaError) -> [TopicPartition: Int64?] {
+        let list = RDKafkaTopicPartitionList(partitions)
+        // rd_kafka_committed is thread-safe and fills the list in place; the list stays ours.
+        let err = rd_kafka_committed(core.client.handle, list.pointer, Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000))
+        guard err == RD_KAFKA_RESP_ERR_NO_ERROR else {
+            throw KafkaError(err, message: "cannot fetch committed offsets: \(String(cString: rd_kafka_err2str(err)))")
+        }
+        var result: [TopicPartition: Int64?] = [:]
+        let count = Int(list.pointer.pointee.cnt)
+        if count > 0, let elements = list.pointer.pointee.elems {
+            for index in 0..<count {
+                let element = elements[index]
+                let topicPartition = TopicPartition(topic: String(cString: element.topic), partition: element.partition)
+                result[topicPartition] = element.offset >= 0 ? element.offset : nil
+            }
+        }
+        return result
+    }
+
     /// The partitions currently assigned to this member.
     public var assignment: [TopicPartition] { core.assignment }
 
