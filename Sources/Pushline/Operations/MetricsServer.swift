@@ -72,6 +72,7 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
     private let registry: PrometheusCollectorRegistry
     private let health: WorkerHealth
     private var path = ""
+    private var keepAlive = true
 
     init(registry: PrometheusCollectorRegistry, health: WorkerHealth) {
         self.registry = registry
@@ -82,6 +83,7 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
         switch unwrapInboundIn(data) {
         case .head(let head):
             path = head.uri.split(separator: "?").first.map(String.init) ?? head.uri
+            keepAlive = head.isKeepAlive
         case .body:
             break
         case .end:
@@ -105,7 +107,14 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
             headers.add(name: "content-length", value: String(body.count))
             context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
             context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            if keepAlive {
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            } else {
+                let channel = context.channel
+                context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+                    channel.close(promise: nil)
+                }
+            }
         }
     }
 }

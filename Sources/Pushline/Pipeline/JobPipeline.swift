@@ -2,6 +2,7 @@ import APNS
 import APNSCore
 import Kafka
 import Logging
+import Synchronization
 
 /// The worker's hot path: one job record in, one APNs request per token, one result record per
 /// token out, and the record's offset completed once every result is acknowledged by Kafka.
@@ -26,6 +27,10 @@ final class JobPipeline: Sendable {
     private let ids = APNSIDGenerator()
     private let logger: Logger
     private let wallClockMilliseconds: @Sendable () -> Int64
+    private let active = AtomicCounter()
+
+    /// Jobs handed to the pipeline whose results are not all acknowledged yet.
+    var activeJobs: Int { active.value }
 
     init(
         decoder: JobDecoder,
@@ -51,11 +56,16 @@ final class JobPipeline: Sendable {
         self.metrics = metrics
         self.logger = logger
         self.wallClockMilliseconds = wallClockMilliseconds
-        self.complete = complete
+        let active = self.active
+        self.complete = { id in
+            complete(id)
+            active.add(-1)
+        }
     }
 
     /// Decodes one record and starts its work. Never throws: a bad record becomes a rejection.
     func handle(_ record: KafkaRecord) {
+        active.add(1)
         let source = RecordSource(topic: record.topic, partition: record.partition, offset: record.offset)
         switch decoder.decode(record.value) {
         case .failure(let rejection):

@@ -76,19 +76,35 @@ public final class Worker: Service, Sendable {
             logger: logger,
             complete: { consumer.complete($0) })
 
+        // Shutdown: stop taking jobs, let the ones started finish (bounded), then close the
+        // consumer at once: it stores and commits the completed prefix and leaves the group.
+        // Records fetched but never started stay uncommitted and go to the next owner.
+        let stopping = Atomic<Bool>(false)
         let closing = Mutex<Task<Void, Never>?>(nil)
         let startClose = { @Sendable in
+            stopping.store(true, ordering: .releasing)
+            gate.close()
             closing.withLock { task in
-                if task == nil {
-                    task = Task { await consumer.close(drainTimeout: shutdownTimeout) }
+                guard task == nil else { return }
+                task = Task {
+                    let deadline = ContinuousClock.now + shutdownTimeout
+                    while pipeline.activeJobs > 0 && ContinuousClock.now < deadline {
+                        try? await Task.sleep(for: .milliseconds(20))
+                    }
+                    let unfinished = pipeline.activeJobs
+                    if unfinished > 0 {
+                        logger.warning("shutdown timeout: jobs left unfinished will be redone by the group", metadata: [
+                            "unfinished_jobs": "\(unfinished)"
+                        ])
+                    }
+                    await consumer.close(drainTimeout: .zero)
                 }
             }
-            gate.close()
         }
 
         do {
             try await withGracefulShutdownHandler {
-                for try await event in consumer.events {
+                events: for try await event in consumer.events {
                     switch event {
                     case .records(let records):
                         for record in records {
@@ -99,6 +115,7 @@ public final class Worker: Service, Sendable {
                                 consumer.resume()
                                 metrics.pausedPartitions.record(0)
                             }
+                            if stopping.load(ordering: .acquiring) { break events }
                             pipeline.handle(record)
                         }
                     case .assigned(let partitions):

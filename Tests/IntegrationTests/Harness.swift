@@ -1,0 +1,209 @@
+import APNSMock
+import Foundation
+import Kafka
+import Logging
+import PushlineTestSupport
+import Synchronization
+
+/// The real pieces for an end-to-end run: the embedded broker with the contract's topics, the mock
+/// APNs over TLS, a configuration file, and the `pushline` binary as a child process.
+final class Harness: Sendable {
+    static let jobsTopic = "push.jobs"
+    static let resultsTopic = "push.results"
+    static let deadLetterTopic = "push.jobs.dlq"
+    static let invalidationsTopic = "push.invalidations"
+    static let jobPartitions = 4
+
+    let broker: EmbeddedBroker
+    let mock: MockFixture
+    let directory: URL
+    let configPath: String
+    let groupID: String
+    let metricsPort: Int
+    let logger = Logger(label: "integration")
+
+    static func start(
+        maxInflight: Int = 20_000,
+        shutdownTimeoutMilliseconds: Int = 30_000,
+        maxAttempts: Int = 5,
+        _ configureMock: (inout MockConfiguration) -> Void = { _ in }
+    ) async throws -> Harness {
+        let broker = try await EmbeddedBroker()
+        try broker.createTopic(jobsTopic, partitions: jobPartitions)
+        try broker.createTopic(resultsTopic, partitions: 4)
+        try broker.createTopic(deadLetterTopic, partitions: 1)
+        try broker.createTopic(invalidationsTopic, partitions: 2)
+        let mock = try await MockFixture.start(tokenAuth: true) { configuration in
+            configuration.topics = [MockFixture.bundleID]
+            configureMock(&configuration)
+        }
+        let directory = try ProjectPaths.temporaryDirectory("e2e")
+        let metricsPort = try freeLoopbackPort()
+        let groupID = "pushline-\(UUID().uuidString.prefix(8))"
+        let config = """
+            kafka:
+              brokers: "\(broker.bootstrapServers)"
+              group_id: "\(groupID)"
+              jobs_topic: "\(jobsTopic)"
+              results_topic: "\(resultsTopic)"
+              invalidations_topic: "\(invalidationsTopic)"
+              dead_letter_topic: "\(deadLetterTopic)"
+              properties:
+                session.timeout.ms: "6000"
+                heartbeat.interval.ms: "500"
+                max.poll.interval.ms: "90000"
+            apns:
+              endpoint: "\(mock.endpoint)"
+              ca_file: "\(mock.caFile)"
+              connections: 4
+              request_timeout_ms: 5000
+              max_attempts: \(maxAttempts)
+            apps:
+              default:
+                bundle_id: "\(MockFixture.bundleID)"
+                auth:
+                  type: "token"
+                  key_file: "\(mock.keyFile)"
+                  key_id: "\(MockFixture.keyID)"
+                  team_id: "\(MockFixture.teamID)"
+            worker:
+              max_inflight: \(maxInflight)
+              shutdown_timeout_ms: \(shutdownTimeoutMilliseconds)
+            metrics:
+              listen: "127.0.0.1:\(metricsPort)"
+            log:
+              level: "info"
+              format: "json"
+            """
+        let configPath = directory.appendingPathComponent("config.yaml").path
+        try config.write(toFile: configPath, atomically: true, encoding: .utf8)
+        return Harness(broker: broker, mock: mock, directory: directory, configPath: configPath, groupID: groupID, metricsPort: metricsPort)
+    }
+
+    private init(broker: EmbeddedBroker, mock: MockFixture, directory: URL, configPath: String, groupID: String, metricsPort: Int) {
+        self.broker = broker
+        self.mock = mock
+        self.directory = directory
+        self.configPath = configPath
+        self.groupID = groupID
+        self.metricsPort = metricsPort
+    }
+
+    func stop() async {
+        try? await mock.stop()
+        broker.stop()
+    }
+
+    // MARK: Jobs
+
+    /// Produces `values` (keyed by `keys`) to the jobs topic; returns each record's partition and
+    /// offset from the delivery reports.
+    func produce(_ values: [[UInt8]], keys: [String?]) async throws -> [DeliveryReport] {
+        let producer = try KafkaProducer(
+            configuration: KafkaProducerConfiguration(
+                bootstrapServers: broker.bootstrapServers, properties: ["message.max.bytes": "4000000"]),
+            logger: logger)
+        let reports = Mutex<[Int: DeliveryReport]>([:])
+        let failures = Mutex<[String]>([])
+        for (index, value) in values.enumerated() {
+            let key = keys[index].map { Array($0.utf8) }
+            while true {
+                do throws(KafkaError) {
+                    try producer.send(topic: Self.jobsTopic, key: key, value: value) { result in
+                        switch result {
+                        case .success(let report): reports.withLock { $0[index] = report }
+                        case .failure(let error): failures.withLock { $0.append("\(index): \(error)") }
+                        }
+                    }
+                    break
+                } catch {
+                    guard error.code == .queueFull else { throw TestSupportError("produce: \(error)") }
+                }
+                try await Task.sleep(for: .milliseconds(2))
+            }
+        }
+        try await producer.flush(timeout: .seconds(60))
+        await producer.close()
+        let failed = failures.withLock { $0 }
+        guard failed.isEmpty else { throw TestSupportError("jobs not produced: \(failed.prefix(3))") }
+        return reports.withLock { reports in (0..<values.count).map { reports[$0]! } }
+    }
+
+    // MARK: The worker
+
+    func startWorker(environment: [String: String] = [:]) throws -> WorkerProcess {
+        try WorkerProcess(configPath: configPath, logDirectory: directory, environment: environment)
+    }
+
+    // MARK: Reading results
+
+    /// Reads `topic` from the beginning with a fresh group until `done` holds for what was read.
+    func read(
+        _ topic: String, timeout: Duration = .seconds(120), until done: @escaping @Sendable ([KafkaRecord]) -> Bool
+    ) async throws -> [KafkaRecord] {
+        let consumer = try KafkaConsumer(
+            configuration: KafkaConsumerConfiguration(
+                bootstrapServers: broker.bootstrapServers, groupID: "reader-\(UUID().uuidString.prefix(8))",
+                topics: [topic], properties: ["session.timeout.ms": "6000", "heartbeat.interval.ms": "500"]),
+            logger: logger)
+        let records = Mutex<[KafkaRecord]>([])
+        let reader = Task {
+            for try await event in consumer.events {
+                if case .records(let batch) = event {
+                    records.withLock { $0.append(contentsOf: batch) }
+                    for record in batch { consumer.complete(record.id) }
+                }
+            }
+        }
+        defer { reader.cancel() }
+        do {
+            try await waitUntil("records on \(topic)", timeout: timeout, interval: .milliseconds(200)) {
+                done(records.withLock { $0 })
+            }
+        } catch {
+            await consumer.close(drainTimeout: .zero)
+            throw TestSupportError("\(error); read \(records.withLock { $0.count }) records so far")
+        }
+        await consumer.close(drainTimeout: .zero)
+        return records.withLock { $0 }
+    }
+
+    /// The worker group's committed offset per partition of the jobs topic (nil: none committed).
+    func committedOffsets() async throws -> [Int32: Int64?] {
+        let consumer = try KafkaConsumer(
+            configuration: KafkaConsumerConfiguration(
+                bootstrapServers: broker.bootstrapServers, groupID: groupID, topics: [Self.jobsTopic],
+                properties: ["session.timeout.ms": "6000", "heartbeat.interval.ms": "500"]),
+            logger: logger)
+        defer { Task { await consumer.close(drainTimeout: .zero) } }
+        let partitions = (0..<Int32(Self.jobPartitions)).map { TopicPartition(topic: Self.jobsTopic, partition: $0) }
+        let committed = try await Task.detached { try consumer.committed(partitions) }.value
+        return Dictionary(uniqueKeysWithValues: committed.map { ($0.key.partition, $0.value) })
+    }
+
+    /// Whether the committed offset of every partition is the end offset the producer reported.
+    func everythingCommitted(_ reports: [DeliveryReport]) async throws -> (Bool, String) {
+        var ends: [Int32: Int64] = [:]
+        for report in reports { ends[report.partition] = max(ends[report.partition] ?? 0, report.offset + 1) }
+        let committed = try await committedOffsets()
+        let description = ends.keys.sorted().map { "p\($0): committed \(String(describing: committed[$0] ?? nil)) of \(ends[$0]!)" }.joined(separator: ", ")
+        let all = ends.allSatisfy { partition, end in (committed[partition] ?? nil) == end }
+        return (all, description)
+    }
+
+    // MARK: Metrics
+
+    func scrape(_ path: String) async throws -> (Int, String) {
+        try await HTTPGet.fetch(port: metricsPort, path: path)
+    }
+}
+
+/// Parses a record value as a JSON object.
+func json(_ record: KafkaRecord) -> [String: Any] {
+    (try? JSONSerialization.jsonObject(with: Data(record.value)) as? [String: Any]) ?? [:]
+}
+
+/// A token for job `job`, index `index`: 64 hex characters.
+func deviceToken(job: Int, index: Int) -> String {
+    String(format: "%056x%08x", job, index)
+}

@@ -1,0 +1,93 @@
+import Foundation
+import PushlineTestSupport
+
+/// `pushline run` as a child process, with its log in a file.
+final class WorkerProcess: @unchecked Sendable {
+    // @unchecked Sendable: Process is thread-safe for signals and waiting; the other properties
+    // are constants.
+    let process: Process
+    let logURL: URL
+
+    static var binary: URL {
+        if let path = ProcessInfo.processInfo.environment["PUSHLINE_BINARY"], !path.isEmpty {
+            return URL(fileURLWithPath: path)
+        }
+        return ProjectPaths.root.appendingPathComponent(".build/debug/pushline")
+    }
+
+    init(configPath: String, logDirectory: URL, environment: [String: String]) throws {
+        logURL = logDirectory.appendingPathComponent("worker-\(UUID().uuidString.prefix(6)).log")
+        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        let log = try FileHandle(forWritingTo: logURL)
+        process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["run", "--config", configPath]
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        process.standardOutput = log
+        process.standardError = log
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    var isRunning: Bool { process.isRunning }
+
+    func terminate() {
+        kill(process.processIdentifier, SIGTERM)
+    }
+
+    func kill9() {
+        kill(process.processIdentifier, SIGKILL)
+    }
+
+    /// Waits for the process to exit; its exit status, or nil after `timeout`.
+    func waitForExit(timeout: Duration) async -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            if ContinuousClock.now >= deadline { return nil }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return process.terminationStatus
+    }
+
+    var log: String {
+        (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+        }
+    }
+}
+
+/// A minimal HTTP/1.1 GET over a loopback socket, for /metrics, /healthz and /readyz.
+enum HTTPGet {
+    static func fetch(port: Int, path: String) async throws -> (Int, String) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TestSupportError("socket failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw TestSupportError("connect to 127.0.0.1:\(port) failed") }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+        _ = request.withCString { send(fd, $0, strlen($0), 0) }
+        var response: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            response.append(contentsOf: buffer[0..<n])
+        }
+        let text = String(decoding: response, as: UTF8.self)
+        let status = Int(text.split(separator: " ").dropFirst().first ?? "") ?? 0
+        let body = text.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
+        return (status, body)
+    }
+}
