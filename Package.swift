@@ -11,6 +11,10 @@ let package = Package(
     products: [
         .executable(name: "pushline", targets: ["pushline"]),
         .library(name: "Kafka", targets: ["Kafka"]),
+        .library(name: "NIOOpenSSL", targets: ["NIOOpenSSL"]),
+        .library(name: "NIONGHTTP2", targets: ["NIONGHTTP2"]),
+        .library(name: "APNSCore", targets: ["APNSCore"]),
+        .library(name: "Pushline", targets: ["Pushline"]),
         .library(name: "APNS", targets: ["APNS"]),
         .library(name: "APNSMock", targets: ["APNSMock"]),
     ],
