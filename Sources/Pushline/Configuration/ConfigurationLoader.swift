@@ -91,7 +91,7 @@ public enum ConfigurationLoader {
         configuration.log.format = keys.string("log.format", default: configuration.log.format)
 
         problems += keys.problems
-        problems += ConfigurationValidator.problems(in: configuration, kafkaOnly: kafkaOnly)
+        problems += ConfigurationValidator.problems(in: configuration, kafkaOnly: kafkaOnly, environment: environment)
         guard problems.isEmpty else { throw ConfigurationProblems(problems) }
         return configuration
     }

@@ -1,9 +1,13 @@
 import APNSCore
 import Foundation
+import Kafka
 
 /// Checks a loaded configuration for values that cannot work, one line per problem.
 enum ConfigurationValidator {
-    static func problems(in configuration: PushlineConfiguration, kafkaOnly: Bool = false) -> [String] {
+    static func problems(
+        in configuration: PushlineConfiguration, kafkaOnly: Bool = false,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> [String] {
         var problems: [String] = []
         func require(_ condition: Bool, _ problem: @autoclosure () -> String) {
             if !condition { problems.append(problem()) }
@@ -18,6 +22,15 @@ enum ConfigurationValidator {
         require(kafka.resultsTopic != kafka.jobsTopic, "kafka.results_topic: '\(kafka.resultsTopic)' is also the jobs topic")
         require(kafka.deadLetterTopic != kafka.jobsTopic, "kafka.dead_letter_topic: '\(kafka.deadLetterTopic)' is also the jobs topic")
 
+        if problems.isEmpty {
+            // librdkafka's own word on kafka.properties, for both clients, before anything connects.
+            let consumer = KafkaConsumerConfiguration(
+                bootstrapServers: kafka.brokers, groupID: kafka.groupID, topics: [kafka.jobsTopic], properties: kafka.properties)
+            let producer = KafkaProducerConfiguration(
+                bootstrapServers: kafka.brokers, properties: Worker.producerProperties(kafka.properties))
+            let lines = Set(consumer.problems() + producer.problems())
+            problems += lines.sorted().map { "kafka.properties.\($0)" }
+        }
         if kafkaOnly { return problems }
 
         let apns = configuration.apns
@@ -49,11 +62,7 @@ enum ConfigurationValidator {
                     problems.append("\(prefix).auth.key_file: empty; give the .p8 file from Apple")
                 } else {
                     problems += fileProblems(keyFile, key: "\(prefix).auth.key_file")
-                    if !configuration.worker.allowInsecureKeyFiles, let mode = permissions(keyFile), mode & 0o077 != 0 {
-                        problems.append(
-                            "\(prefix).auth.key_file: '\(keyFile)' is readable by others (mode \(String(mode, radix: 8))); "
-                                + "run: chmod 600 '\(keyFile)' (or set worker.allow_insecure_key_files: true)")
-                    }
+                    problems += secretModeProblems(keyFile, key: "\(prefix).auth.key_file", allowed: configuration.worker.allowInsecureKeyFiles)
                 }
             case .certificatePEM(let certFile, let keyFile):
                 if certFile.isEmpty {
@@ -65,10 +74,12 @@ enum ConfigurationValidator {
                     problems.append("\(prefix).auth.key_file: empty; give the certificate's PEM key")
                 } else {
                     problems += fileProblems(keyFile, key: "\(prefix).auth.key_file")
+                    problems += secretModeProblems(keyFile, key: "\(prefix).auth.key_file", allowed: configuration.worker.allowInsecureKeyFiles)
                 }
             case .certificatePKCS12(let p12File, let variable):
                 problems += fileProblems(p12File, key: "\(prefix).auth.p12_file")
-                if !variable.isEmpty, ProcessInfo.processInfo.environment[variable] == nil {
+                problems += secretModeProblems(p12File, key: "\(prefix).auth.p12_file", allowed: configuration.worker.allowInsecureKeyFiles)
+                if !variable.isEmpty, environment[variable] == nil {
                     problems.append("\(prefix).auth.p12_password_env: environment variable \(variable) is not set")
                 }
             }
@@ -78,8 +89,8 @@ enum ConfigurationValidator {
         require(worker.maxInflight >= 1, "worker.max_inflight: \(worker.maxInflight), must be at least 1")
         require(worker.shutdownTimeoutMilliseconds >= 0, "worker.shutdown_timeout_ms: \(worker.shutdownTimeoutMilliseconds), must be >= 0")
         require(worker.maxJobBytes >= 1024, "worker.max_job_bytes: \(worker.maxJobBytes), must be at least 1024")
-        for reason in worker.invalidateOn where APNSReason(rawValue: reason).documentedStatus == nil {
-            problems.append("worker.invalidate_on: '\(reason)' is not an APNs reason")
+        for reason in worker.invalidateOn where APNSReason(rawValue: reason).documentedStatus != 410 {
+            problems.append("worker.invalidate_on: '\(reason)' is not a 410 reason (Unregistered, ExpiredToken); only those mean the token is dead")
         }
 
         let metrics = configuration.metrics
@@ -105,6 +116,15 @@ enum ConfigurationValidator {
             }
             return []
         }
+    }
+
+    /// A key or certificate bundle readable by group or others is refused unless allowed.
+    private static func secretModeProblems(_ path: String, key: String, allowed: Bool) -> [String] {
+        guard !allowed, let mode = permissions(path), mode & 0o077 != 0 else { return [] }
+        return [
+            "\(key): '\(path)' is readable by others (mode \(String(mode, radix: 8))); "
+                + "run: chmod 600 '\(path)' (or set worker.allow_insecure_key_files: true)"
+        ]
     }
 
     private static func fileProblems(_ path: String, key: String) -> [String] {
