@@ -58,8 +58,10 @@ struct MockAPNSCommand: AsyncParsableCommand {
         let server: MockAPNSServer
         do {
             server = try await MockAPNSServer.start(configuration, identity: identity, logger: logger)
-        } catch let error as MockError {
-            throw ExitFailure.configuration([error.description])
+        } catch {
+            // A certificate that does not load, a port in use, a record file that cannot be
+            // opened: all are about the flags given.
+            throw ExitFailure.configuration(["mock-apns: \(error)"])
         }
         FileHandle.standardOutput.write(Data("mock APNs listening on \(configuration.host):\(server.port)\n".utf8))
 
@@ -97,12 +99,14 @@ struct MockAPNSCommand: AsyncParsableCommand {
     private func makeConfiguration() throws -> MockConfiguration {
         var problems: [String] = []
         var configuration = MockConfiguration()
-        if let address = HostPort(listen) {
-            configuration.host = address.host
-            configuration.port = address.port
-        } else if listen.hasSuffix(":0"), let host = listen.split(separator: ":").first {
-            configuration.host = String(host)
-            configuration.port = 0
+        if let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port) {
+            var host = String(listen[..<colon])
+            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            if host.isEmpty {
+                problems.append("--listen: '\(listen)' has no host")
+            }
+            configuration.host = host
+            configuration.port = port
         } else {
             problems.append("--listen: '\(listen)' is not HOST:PORT")
         }
@@ -139,7 +143,8 @@ struct MockAPNSCommand: AsyncParsableCommand {
             do {
                 let lines = try String(contentsOfFile: unregisteredFile, encoding: .utf8)
                 configuration.unregisteredTokens = Set(
-                    lines.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+                    lines.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+                        .filter { !$0.isEmpty && !$0.hasPrefix("#") })
             } catch {
                 problems.append("--unregistered-file: cannot read '\(unregisteredFile)'")
             }

@@ -28,6 +28,12 @@ struct PushlineCommand: AsyncParsableCommand {
         } catch ExitFailure.configuration(let lines) {
             Self.exit(withError: ExitFailure.report(lines))
         } catch {
+            if Self.exitCode(for: error) == .validationFailure {
+                // The contract: bad arguments exit 2, with the message naming the problem.
+                var standardError = StandardError()
+                print(Self.fullMessage(for: error), to: &standardError)
+                Self.exit(withError: ExitCode(2))
+            }
             Self.exit(withError: error)
         }
     }
