@@ -3,13 +3,16 @@ import NIOCore
 /// A request a client submits on one stream: pseudo-headers, regular headers, optional body.
 ///
 /// `:path` is sent never-indexed unless `indexPath` is set (APNs paths carry a device token and are
-/// never reused). Regular headers carry their own indexing choice.
+/// never reused), and so is `:authority` unless `indexAuthority` is set (APNs asks for every header
+/// but a few to be literals without indexing: its HPACK table is small). `:method` and `:scheme`
+/// come from the static table. Regular headers carry their own indexing choice.
 public struct HTTP2Request: Sendable {
     public var method: String
     public var scheme: String
     public var authority: String
     public var path: String
     public var indexPath: Bool
+    public var indexAuthority: Bool
     public var headers: [HTTP2Header]
     public var body: ByteBuffer?
 
@@ -19,6 +22,7 @@ public struct HTTP2Request: Sendable {
         authority: String,
         path: String,
         indexPath: Bool = false,
+        indexAuthority: Bool = false,
         headers: [HTTP2Header] = [],
         body: ByteBuffer? = nil
     ) {
@@ -27,6 +31,7 @@ public struct HTTP2Request: Sendable {
         self.authority = authority
         self.path = path
         self.indexPath = indexPath
+        self.indexAuthority = indexAuthority
         self.headers = headers
         self.body = body
     }

@@ -99,7 +99,7 @@ final class NGHTTP2Session {
         headerBlock.reset()
         headerBlock.append(":method", request.method, neverIndex: false)
         headerBlock.append(":scheme", request.scheme, neverIndex: false)
-        headerBlock.append(":authority", request.authority, neverIndex: false)
+        headerBlock.append(":authority", request.authority, neverIndex: !request.indexAuthority)
         headerBlock.append(":path", request.path, neverIndex: !request.indexPath)
         for header in request.headers {
             headerBlock.append(header.name, header.value, neverIndex: header.neverIndex)
