@@ -55,18 +55,13 @@ public struct APNSClientConfiguration: Sendable {
         self.name = name
     }
 
+    /// The wall clock in unix seconds (CLOCK_REALTIME, a vDSO call: cheap, and it follows NTP
+    /// corrections, which a JWT `iat` must).
     @Sendable public static func systemNow() -> Int64 {
-        let since = ContinuousClock.now - Self.referenceInstant
-        return Self.referenceUnixSeconds + since.components.seconds
-    }
-
-    // Wall time read once, then advanced with the monotonic clock (no Foundation on the hot path).
-    private static let referenceInstant = ContinuousClock.now
-    private static let referenceUnixSeconds: Int64 = {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         return Int64(spec.tv_sec)
-    }()
+    }
 }
 
 #if canImport(Glibc)

@@ -22,6 +22,12 @@ final class PendingRequest: @unchecked Sendable {
     var streamID: Int32?
     var timeout: Scheduled<Void>?
     var timedOut = false
+    /// When the first attempt was sent (latency in results is measured from here), and the
+    /// current one (APNs latency metrics).
+    var firstSentAt: ContinuousClock.Instant?
+    var sentAt: ContinuousClock.Instant?
+    /// A connection to avoid on the next attempt (it answered 503).
+    var avoidSlot: Int?
 
     init(
         notification: APNSNotification,
@@ -36,7 +42,7 @@ final class PendingRequest: @unchecked Sendable {
     }
 
     var elapsedMilliseconds: Double {
-        let elapsed = ContinuousClock.now - created
+        let elapsed = ContinuousClock.now - (firstSentAt ?? created)
         return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
     }
 

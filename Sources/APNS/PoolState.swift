@@ -32,7 +32,15 @@ struct PoolState {
                     bestAvailable = available
                 }
             }
-            guard best >= 0, capacities[best].reserve() else { break }
+            guard best >= 0 else { break }
+            // A request that got 503 on a connection goes elsewhere when anywhere else has room.
+            if let avoid = queue.first?.avoidSlot, avoid == best {
+                for slot in capacities.indices where slot != avoid && lifecycles[slot].acceptsRequests && capacities[slot].available > 0 {
+                    best = slot
+                    break
+                }
+            }
+            guard capacities[best].reserve() else { break }
             batches[best].append(queue.removeFirst())
             assigned += 1
         }

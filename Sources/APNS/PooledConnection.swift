@@ -163,6 +163,9 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
                 indexPath: false, headers: headers, body: request.body)
             request.attempts += 1
             request.timedOut = false
+            let now = ContinuousClock.now
+            request.sentAt = now
+            if request.firstSentAt == nil { request.firstSentAt = now }
             let promise = eventLoop.makePromise(of: HTTP2Response.self)
             promise.futureResult.whenComplete { [self] result in
                 completed(request, result)
@@ -192,10 +195,13 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
         request.timeout = nil
         request.streamID = nil
         guard let client else { return }
-        let latency = ContinuousClock.now - request.created
+        let latency = ContinuousClock.now - (request.sentAt ?? request.created)
         switch result {
         case .success(let http2Response):
-            release(success: http2Response.status == 200)
+            // Any answer but an authentication failure proves the provider token: the connection
+            // stops probing with one stream (a 410 or a 400 is as good as a 200 for that).
+            let status = http2Response.status
+            release(success: status < 500 && status != 403 && status != 429)
             var body: [UInt8] = []
             if let buffer = http2Response.body { body = Array(buffer.readableBytesView) }
             let response = APNSResponse(
@@ -242,6 +248,7 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
                 request.finish(response: response)
             }
         case .retryable(let kind):
+            request.avoidSlot = kind == .serverError ? slot : nil
             retry(request, kind: kind, final: { $0.finish(response: response) })
         }
     }
