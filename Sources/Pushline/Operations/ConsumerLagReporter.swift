@@ -33,19 +33,12 @@ final class ConsumerLagReporter: Sendable {
             for (key, partitionValue) in partitions {
                 guard let partition = Int(key), partition >= 0,
                     let fields = partitionValue as? [String: Any],
-                    let lag = fields["consumer_lag"] as? Int, lag >= 0
+                    let lag = fields["consumer_lag"] as? Int
                 else { continue }
-                result.append((topic, partition, lag))
+                // -1: not assigned here (any more); report 0 so a moved partition is not counted twice.
+                result.append((topic, partition, max(0, lag)))
             }
         }
         return result
-    }
-}
-
-/// Reads the producer's queue depth (`msg_cnt`) from librdkafka's statistics JSON.
-enum ProducerStatistics {
-    static func queueDepth(_ json: String) -> Int? {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else { return nil }
-        return object["msg_cnt"] as? Int
     }
 }

@@ -101,7 +101,6 @@ final class JobPipeline: Sendable {
     private func send(_ job: Job, id: RecordID, source: RecordSource, received: ContinuousClock.Instant) {
         let tokens = job.tokens
         gate.add(tokens.count)
-        metrics.inflight.record(gate.count)
         let jobDone = Countdown(tokens.count) { [complete, metrics] in
             metrics.jobCompleted()
             complete(id)

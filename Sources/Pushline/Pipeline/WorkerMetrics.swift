@@ -1,3 +1,4 @@
+import APNS
 import Metrics
 import Synchronization
 
@@ -66,6 +67,41 @@ final class WorkerMetrics: Sendable {
         }
         counter.increment()
         jobsRejected.increment()
+    }
+
+    private let gauges = Mutex<[String: Gauge]>([:])
+
+    private func gauge(_ label: String, _ dimensions: [(String, String)]) -> Gauge {
+        let key = label + dimensions.map { "|\($0.0)=\($0.1)" }.joined()
+        return gauges.withLock { cache in
+            if let gauge = cache[key] { return gauge }
+            let gauge = Gauge(label: label, dimensions: dimensions)
+            cache[key] = gauge
+            return gauge
+        }
+    }
+
+    /// Samples the pools: connections by state, stream limit and open streams per connection,
+    /// queue depth. Called once a second.
+    func observe(app: String, status: APNSClient.Status) {
+        var byState: [String: Int] = ["connecting": 0, "active": 0, "draining": 0, "backing_off": 0]
+        for (index, connection) in status.connections.enumerated() {
+            let state: String
+            switch connection.state {
+            case .connecting: state = "connecting"
+            case .active: state = "active"
+            case .draining: state = "draining"
+            case .backingOff: state = "backing_off"
+            case .shutDown: state = "shut_down"
+            }
+            byState[state, default: 0] += 1
+            gauge("pushline_apns_stream_limit", [("app", app), ("connection", String(index))]).record(connection.limit)
+            gauge("pushline_apns_open_streams", [("app", app), ("connection", String(index))]).record(connection.reservedStreams)
+        }
+        for (state, count) in byState {
+            gauge("pushline_apns_connections", [("app", app), ("state", state)]).record(count)
+        }
+        gauge("pushline_apns_queue_depth", [("app", app)]).record(status.queued)
     }
 
     func jobCompleted() {

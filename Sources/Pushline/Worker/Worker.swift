@@ -43,10 +43,8 @@ public final class Worker: Service, Sendable {
         let lag = ConsumerLagReporter()
         let producer = try KafkaProducer(
             configuration: KafkaProducerConfiguration(
-                bootstrapServers: kafka.brokers, properties: Self.producerProperties(kafka.properties),
-                statisticsInterval: .seconds(5)),
-            logger: logger,
-            onStatistics: { json in metrics.producerQueueDepth.record(ProducerStatistics.queueDepth(json) ?? 0) })
+                bootstrapServers: kafka.brokers, properties: Self.producerProperties(kafka.properties)),
+            logger: logger)
         let consumer = try KafkaConsumer(
             configuration: KafkaConsumerConfiguration(
                 bootstrapServers: kafka.brokers, groupID: kafka.groupID, topics: [kafka.jobsTopic],
@@ -75,6 +73,19 @@ public final class Worker: Service, Sendable {
             metrics: metrics,
             logger: logger,
             complete: { consumer.complete($0) })
+
+        // Gauges sampled once a second: in flight, producer queue, the pools' connections.
+        let sampler = Task {
+            while !Task.isCancelled {
+                metrics.inflight.record(gate.count)
+                metrics.producerQueueDepth.record(publisher.queueDepth)
+                for (name, client) in clients {
+                    metrics.observe(app: name, status: client.status())
+                }
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+        defer { sampler.cancel() }
 
         // Shutdown: stop taking jobs, let the ones started finish (bounded), then close the
         // consumer at once: it stores and commits the completed prefix and leaves the group.
@@ -145,10 +156,12 @@ public final class Worker: Service, Sendable {
     }
 
     private func shutdown(producer: KafkaProducer, clients: [String: APNSClient], group: MultiThreadedEventLoopGroup) async {
-        await producer.close(timeout: .seconds(5))
+        // APNs first: outcomes that arrive while the pools close still reach the producer, which
+        // then flushes them.
         for client in clients.values {
             await client.shutdown()
         }
+        await producer.close(timeout: .seconds(5))
         try? await group.shutdownGracefully()
     }
 
