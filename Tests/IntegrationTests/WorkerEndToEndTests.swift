@@ -33,6 +33,15 @@ import Testing
         let reports = try await harness.produce(values, keys: keys)
         let worker = try harness.startWorker()
 
+        // /readyz: not ready until the group is joined and an APNs connection is up, then ready.
+        var sawNotReady = false
+        try await waitUntil("/readyz ready", timeout: .seconds(60), interval: .milliseconds(50)) {
+            guard let (status, _) = try? await harness.scrape("/readyz") else { return false }
+            if status == 503 { sawNotReady = true }
+            return status == 200
+        }
+        #expect(sawNotReady, "readiness waited for the group join")
+
         let results = try await harness.read(Harness.resultsTopic) { records in
             Self.deliveries(records).count >= tokens.count
         }

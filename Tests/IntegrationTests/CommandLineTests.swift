@@ -1,0 +1,75 @@
+import Foundation
+import PushlineTestSupport
+import Testing
+
+/// The `pushline` binary's exit codes and messages, as operators meet them.
+@Suite struct CommandLineTests {
+    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (Int32, String, String) {
+        let process = Process()
+        process.executableURL = WorkerProcess.binary
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, stdout, stderr)
+    }
+
+    @Test func threeMistakesExitTwoWithOneLineEach() throws {
+        let directory = try ProjectPaths.temporaryDirectory("cli")
+        let config = directory.appendingPathComponent("bad.yaml").path
+        try """
+            kafka:
+              brokers: ""
+            apns:
+              connections: 0
+            apps:
+              default:
+                bundle_id: "com.example.app"
+                auth: {type: "token", key_file: "/nonexistent/AuthKey.p8", key_id: "K", team_id: "T"}
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let (status, _, stderr) = try run(["run", "--config", config])
+        let lines = stderr.split(separator: "\n")
+        #expect(status == 2)
+        #expect(lines.count == 3, "\(stderr)")
+        #expect(lines.contains { $0.hasPrefix("kafka.brokers:") })
+        #expect(lines.contains { $0.hasPrefix("apns.connections:") })
+        #expect(lines.contains { $0.hasPrefix("apps.default.auth.key_file:") })
+    }
+
+    @Test func badArgumentsExitTwo() throws {
+        let (status, _, stderr) = try run(["run", "--no-such-flag"])
+        #expect(status == 2)
+        #expect(stderr.contains("no-such-flag"))
+        let (mockStatus, _, mockError) = try run(["mock-apns", "--listen", "127.0.0.1:0"])
+        #expect(mockStatus == 2)
+        #expect(mockError.contains("--tls-cert"))
+    }
+
+    @Test func printConfigRedactsSecrets() throws {
+        let directory = try ProjectPaths.temporaryDirectory("cli")
+        let key = directory.appendingPathComponent("AuthKey.p8").path
+        try "key".write(toFile: key, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: key)
+        let config = directory.appendingPathComponent("ok.yaml").path
+        try """
+            kafka:
+              properties:
+                sasl.password: "hunter2"
+            apps:
+              default:
+                bundle_id: "com.example.app"
+                auth: {type: "token", key_file: "\(key)", key_id: "K", team_id: "T"}
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let (status, stdout, _) = try run(["run", "--config", config, "--print-config"], environment: ["KAFKA_BROKERS": "10.1.2.3:9092"])
+        #expect(status == 0)
+        #expect(stdout.contains(#"brokers: "10.1.2.3:9092""#))
+        #expect(stdout.contains("<redacted>"))
+        #expect(!stdout.contains("hunter2"))
+    }
+}
