@@ -17,6 +17,7 @@ let package = Package(
                 .product(name: "NIOOpenSSL", package: "pushline"),
                 .product(name: "NIONGHTTP2", package: "pushline"),
                 .product(name: "APNSCore", package: "pushline"),
+                .product(name: "APNS", package: "pushline"),
                 .product(name: "Pushline", package: "pushline"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -6,6 +6,8 @@
 //       only the server (prints "port N"), for h2load to drive
 //   pushline-bench decode --iterations 200000
 //       job decoding, ns per job, for jobs of 1 and of 100 tokens
+//   pushline-bench apns --endpoint 127.0.0.1:PORT --ca-file F --key-file F --key-id K --team-id T --count N
+//       the APNs client alone (no Kafka) against a running mock
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -25,6 +27,8 @@ case "transport":
     print(result)
 case "serve":
     try await TransportBenchmark.serve(seconds: option("seconds", default: 30))
+case "apns":
+    print(try await APNSBenchmark.run(arguments: arguments, count: option("count", default: 200_000), connections: option("connections", default: 4)))
 case "decode":
     print(DecodeBenchmark.run(iterations: option("iterations", default: 200_000)))
 default:

@@ -1,0 +1,57 @@
+import APNS
+import APNSCore
+import Foundation
+import Synchronization
+
+/// The APNs client pool alone, against a running mock: notifications per second with the
+/// worker's pool settings, no Kafka.
+enum APNSBenchmark {
+    static func value(_ arguments: [String], _ name: String) -> String? {
+        guard let index = arguments.firstIndex(of: "--" + name), index + 1 < arguments.count else { return nil }
+        return arguments[index + 1]
+    }
+
+    static func run(arguments: [String], count: Int, connections: Int) async throws -> String {
+        guard let endpointText = value(arguments, "endpoint"), let endpoint = APNSEndpoint(endpointText),
+            let caFile = value(arguments, "ca-file"), let keyFile = value(arguments, "key-file"),
+            let keyID = value(arguments, "key-id"), let teamID = value(arguments, "team-id")
+        else {
+            throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "apns needs --endpoint --ca-file --key-file --key-id --team-id"])
+        }
+        let client = try APNSClient(
+            configuration: APNSClientConfiguration(endpoint: endpoint, caFile: caFile, connections: connections),
+            credential: try .token(keyFile: keyFile, keyID: keyID, teamID: teamID))
+        client.start()
+        let payload = Array(#"{"aps":{"alert":{"title":"Sale","body":"50% off today"},"sound":"default"}}"#.utf8)
+        let done = Atomic<Int>(0)
+        let ok = Atomic<Int>(0)
+        let batch = 100
+        let window = 20_000
+        let started = ContinuousClock.now
+        var sent = 0
+        while sent < count {
+            // Keep at most `window` in flight, like the worker's max_inflight.
+            while sent - done.load(ordering: .relaxed) >= window {
+                try await Task.sleep(for: .microseconds(200))
+            }
+            let size = min(batch, count - sent)
+            let notifications = (0..<size).map { index in
+                APNSNotification(
+                    deviceToken: String(format: "%064x", sent + index), topic: "com.example.app",
+                    apnsID: String(format: "00000000-0000-4000-8000-%012x", sent + index), payload: payload)
+            }
+            client.send(notifications) { _, outcome in
+                if outcome.status == 200 || outcome.status == 410 { ok.wrappingAdd(1, ordering: .relaxed) }
+                done.wrappingAdd(1, ordering: .relaxed)
+            }
+            sent += size
+        }
+        while done.load(ordering: .relaxed) < count {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        await client.shutdown()
+        return #"{"benchmark":"apns_client","connections":\#(connections),"notifications":\#(count),"answered":\#(ok.load(ordering: .relaxed)),"seconds":\#(String(format: "%.2f", seconds)),"notifications_per_second":\#(Int(Double(count) / seconds))}"#
+    }
+}

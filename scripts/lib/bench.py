@@ -1,0 +1,390 @@
+"""The benchmark driver behind scripts/bench (see bench/README.md for how to read the output)."""
+import argparse
+import datetime
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = os.path.join(ROOT, ".build/release/pushline")
+BENCH = os.path.join(ROOT, "bench/.build/release/pushline-bench")
+RUN = os.path.join(ROOT, ".run/bench")
+OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+PAYLOAD = '{"aps":{"alert":{"title":"Sale","body":"50% off today"},"sound":"default"}}'
+started_processes = []
+
+
+def log(message):
+    print(f"bench: {message}", flush=True)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start(args, **kwargs):
+    process = subprocess.Popen(args, **kwargs)
+    started_processes.append(process)
+    return process
+
+
+def stop_all():
+    for process in started_processes:
+        if process.poll() is None:
+            process.terminate()
+    for process in started_processes:
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+    subprocess.run([os.path.join(ROOT, "scripts/broker"), "stop"], env={**os.environ, "PUSHLINE_BROKER_STATE": RUN + "/broker"},
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def h2load(url, requests, connections, streams, headers=(), data=None):
+    args = ["h2load", "-n", str(requests), "-c", str(connections), "-m", str(streams)]
+    for header in headers:
+        args += ["-H", header]
+    if data:
+        args += ["-d", data]
+    output = subprocess.run(args + [url], capture_output=True, text=True, timeout=600).stdout
+    rate = float(re.search(r"finished in [^,]+, ([\d.]+) req/s", output).group(1))
+    succeeded = int(re.search(r"(\d+) succeeded", output).group(1))
+    return {"requests_per_second": round(rate), "succeeded": succeeded, "requested": requests,
+            "connections": connections, "streams": streams}
+
+
+def scrape(port):
+    try:
+        text = OPENER.open(f"http://127.0.0.1:{port}/metrics", timeout=2).read().decode()
+    except Exception:
+        return None
+    metrics = {}
+    for line in text.splitlines():
+        if line.startswith("#") or " " not in line:
+            continue
+        name, value = line.rsplit(" ", 1)
+        try:
+            metrics[name] = float(value)
+        except ValueError:
+            pass
+    return metrics
+
+
+def total(metrics, base):
+    return sum(v for k, v in metrics.items() if k == base or k.startswith(base + "{"))
+
+
+def quantiles(metrics, base, fractions=(0.5, 0.99, 0.999)):
+    buckets = []
+    for key, value in metrics.items():
+        if key.startswith(base + "_bucket{"):
+            le = re.search(r'le="([^"]+)"', key).group(1)
+            buckets.append((float("inf") if le == "+Inf" else float(le), value))
+    merged = {}
+    for le, value in buckets:
+        merged[le] = merged.get(le, 0) + value
+    ordered = sorted(merged.items())
+    count = ordered[-1][1] if ordered else 0
+    result = {}
+    for fraction in fractions:
+        target = fraction * count
+        previous_le, previous_count = 0.0, 0.0
+        value = None
+        for le, cumulative in ordered:
+            if cumulative >= target:
+                if le == float("inf"):
+                    value = previous_le
+                else:
+                    span = cumulative - previous_count
+                    value = previous_le + (le - previous_le) * ((target - previous_count) / span if span else 1)
+                break
+            previous_le, previous_count = le, cumulative
+        result[f"p{str(fraction * 100).rstrip('0').rstrip('.')}_ms"] = round((value or 0) * 1000, 2)
+    return result
+
+
+def proc_stats(pid):
+    with open(f"/proc/{pid}/stat") as handle:
+        fields = handle.read().rsplit(")", 1)[1].split()
+    cpu = (int(fields[11]) + int(fields[12])) / CLK_TCK
+    peak = 0
+    with open(f"/proc/{pid}/status") as handle:
+        for line in handle:
+            if line.startswith("VmHWM:"):
+                peak = int(line.split()[1]) * 1024
+    return cpu, peak
+
+
+def jobs_file(path, tokens, per_job, prefix, deadline=None):
+    with open(path, "w") as handle:
+        job, sent = 0, 0
+        while sent < tokens:
+            n = min(per_job, tokens - sent)
+            record = {"id": f"{prefix}-{job}", "tokens": ["%056x%08x" % (job, i) for i in range(n)],
+                      "payload": json.loads(PAYLOAD)}
+            if deadline:
+                record["deadline"] = deadline
+            handle.write(json.dumps(record, separators=(",", ":")) + "\n")
+            job += 1
+            sent += n
+    return job
+
+
+class Stack:
+    def __init__(self, mock_args):
+        os.makedirs(RUN, exist_ok=True)
+        env = {**os.environ, "PUSHLINE_BROKER_STATE": RUN + "/broker"}
+        self.env = env
+        self.broker = subprocess.run([os.path.join(ROOT, "scripts/broker"), "start"], env=env, capture_output=True,
+                                     text=True, check=True).stdout.strip()
+        self.key = os.path.join(RUN, "AuthKey.p8")
+        subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", self.key],
+                       check=True, capture_output=True)
+        os.chmod(self.key, 0o600)
+        subprocess.run(["openssl", "pkey", "-in", self.key, "-pubout", "-out", self.key + ".pub"], check=True, capture_output=True)
+        self.mock_port = free_port()
+        self.stats = os.path.join(RUN, "mock-stats.json")
+        self.mock = start([BIN, "mock-apns", "--listen", f"127.0.0.1:{self.mock_port}", "--self-signed", RUN + "/tls",
+                           "--auth-key", f"BENCHKEY01:BENCHTEAM1:{self.key}.pub", "--stats-file", self.stats,
+                           "--log-level", "warning"] + mock_args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", self.mock_port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        self.jwt = subprocess.run([BIN, "jwt", "--key-file", self.key, "--key-id", "BENCHKEY01", "--team-id", "BENCHTEAM1"],
+                                  capture_output=True, text=True, check=True).stdout.strip()
+
+    def topic(self, name, partitions):
+        subprocess.run([os.path.join(ROOT, "scripts/broker"), "topic", name, str(partitions)], env=self.env,
+                       check=True, capture_output=True)
+
+    def mock_stats(self):
+        os.kill(self.mock.pid, signal.SIGUSR1)
+        time.sleep(0.3)
+        with open(self.stats) as handle:
+            return json.load(handle)
+
+    def config(self, name, metrics_port, connections=4):
+        path = os.path.join(RUN, f"{name}.yaml")
+        with open(path, "w") as handle:
+            handle.write(f"""kafka:
+  brokers: "{self.broker}"
+  group_id: "bench-{name}"
+  jobs_topic: "bench.{name}.jobs"
+  results_topic: "bench.{name}.results"
+  dead_letter_topic: "bench.{name}.dlq"
+  properties:
+    session.timeout.ms: "6000"
+    heartbeat.interval.ms: "1000"
+apns:
+  endpoint: "127.0.0.1:{self.mock_port}"
+  ca_file: "{RUN}/tls/ca.pem"
+  connections: {connections}
+apps:
+  default:
+    bundle_id: "com.example.app"
+    auth: {{type: "token", key_file: "{self.key}", key_id: "BENCHKEY01", team_id: "BENCHTEAM1"}}
+worker:
+  max_inflight: 20000
+metrics:
+  listen: "127.0.0.1:{metrics_port}"
+log:
+  level: "warning"
+  format: "json"
+""")
+        return path
+
+    def worker_run(self, name, tokens, per_job, deadline=None):
+        """Preloads the jobs, starts a worker, measures it until every job is complete."""
+        self.topic(f"bench.{name}.jobs", 4)
+        self.topic(f"bench.{name}.results", 4)
+        self.topic(f"bench.{name}.dlq", 1)
+        port = free_port()
+        config = self.config(name, port)
+        jobs_path = os.path.join(RUN, f"{name}.ndjson")
+        jobs = jobs_file(jobs_path, tokens, per_job, name, deadline)
+        subprocess.run([BIN, "enqueue", "--config", config, "--file", jobs_path, "--quiet"], check=True)
+        worker = start([BIN, "run", "--config", config], stdout=subprocess.DEVNULL,
+                       stderr=open(os.path.join(RUN, f"{name}.log"), "w"))
+        timeline, first, last_metrics = [], None, None
+        begin = time.time()
+        while time.time() - begin < 900:
+            time.sleep(0.25)
+            metrics = scrape(port)
+            if metrics is None:
+                continue
+            now = time.time()
+            sent = total(metrics, "pushline_notifications_total")
+            done = total(metrics, "pushline_jobs_total")
+            if first is None and sent > 0:
+                first = now
+            if first is not None:
+                timeline.append((round(now - first, 2), sent))
+            last_metrics = metrics
+            if done >= jobs:
+                break
+        end = time.time()
+        cpu, peak = proc_stats(worker.pid)
+        worker.terminate()
+        worker.wait(timeout=60)
+        wall = end - (first or begin)
+        result = {"tokens": tokens, "tokens_per_job": per_job, "jobs": jobs, "seconds": round(wall, 2),
+                  "notifications_per_second": round(tokens / wall), "worker_cpu_seconds": round(cpu, 2),
+                  "cpu_us_per_notification": round(cpu / tokens * 1e6, 2), "peak_rss_mb": round(peak / 2**20, 1),
+                  "end_to_end_latency": quantiles(last_metrics, "pushline_end_to_end_latency_seconds"),
+                  "apns_latency": quantiles(last_metrics, "pushline_apns_latency_seconds"),
+                  "timeline": timeline}
+        return result
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tokens", type=int, default=500_000)
+    parser.add_argument("--quick", action="store_true")
+    options = parser.parse_args()
+    tokens = 50_000 if options.quick else options.tokens
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    results = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), "commit": commit,
+               "machine": {"cores": os.cpu_count(), "kernel": os.uname().release}, "tokens": tokens}
+    stack = Stack(["--max-streams", "1000"])
+    try:
+        payload = os.path.join(RUN, "payload.json")
+        with open(payload, "w") as handle:
+            handle.write(PAYLOAD)
+        headers = [f"authorization: bearer {stack.jwt}", "apns-topic: com.example.app", "apns-push-type: alert"]
+        url = f"https://127.0.0.1:{stack.mock_port}/3/device/{'ab' * 32}"
+
+        log("ceiling: h2load against the mock (4 connections x 1000 streams, like the worker)")
+        results["ceiling_mock"] = h2load(url, 400_000, 4, 1000, headers, payload)
+        log(f"  {results['ceiling_mock']['requests_per_second']:,} req/s")
+
+        log("reference: h2load against nghttpd on the same machine")
+        docs = os.path.join(RUN, "nghttpd")
+        os.makedirs(docs, exist_ok=True)
+        with open(os.path.join(docs, "index.html"), "w") as handle:
+            handle.write("ok")
+        nghttpd_port = free_port()
+        nghttpd = start(["nghttpd", "-d", docs, "-n", str(os.cpu_count()), str(nghttpd_port),
+                         f"{RUN}/tls/server.key", f"{RUN}/tls/server.pem"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(0.5)
+        results["ceiling_nghttpd"] = h2load(f"https://127.0.0.1:{nghttpd_port}/index.html", 400_000, 4, 1000, [], payload)
+        nghttpd.terminate()
+        results["mock_vs_nghttpd"] = round(results["ceiling_mock"]["requests_per_second"] /
+                                           results["ceiling_nghttpd"]["requests_per_second"], 3)
+        log(f"  nghttpd {results['ceiling_nghttpd']['requests_per_second']:,} req/s; mock/nghttpd = {results['mock_vs_nghttpd']}")
+
+        log("transport: our HTTP/2 client vs h2load against our HTTP/2 server over TLS")
+        transport = {}
+        for connections in (1, 4):
+            ours = json.loads(subprocess.run([BENCH, "transport", "--connections", str(connections), "--streams", "100",
+                                              "--seconds", "5"], capture_output=True, text=True, check=True).stdout)
+            server = subprocess.Popen([BENCH, "serve", "--seconds", "60"], stdout=subprocess.PIPE, text=True)
+            port = int(server.stdout.readline().split()[1])
+            reference = h2load(f"https://127.0.0.1:{port}/3/device/0123", 300_000, connections, 100, [], payload)
+            server.terminate()
+            server.wait()
+            transport[f"{connections}_connections"] = {
+                "pushline_client_rps": ours["requests_per_second"], "h2load_rps": reference["requests_per_second"],
+                "ratio": round(ours["requests_per_second"] / reference["requests_per_second"], 3)}
+            log(f"  {connections} connection(s): ours {ours['requests_per_second']:,} req/s, h2load {reference['requests_per_second']:,}")
+        results["transport"] = transport
+
+        log("parts: job decoding")
+        results["decode"] = [json.loads(line) for line in subprocess.run([BENCH, "decode", "--iterations", "200000"],
+                                                                         capture_output=True, text=True, check=True).stdout.splitlines()]
+        for entry in results["decode"]:
+            log(f"  {entry['tokens_per_job']} token(s)/job: {entry['ns_per_job']:,} ns/job")
+
+        log("parts: the APNs client alone (no Kafka)")
+        results["apns_client"] = json.loads(subprocess.run(
+            [BENCH, "apns", "--endpoint", f"127.0.0.1:{stack.mock_port}", "--ca-file", f"{RUN}/tls/ca.pem",
+             "--key-file", stack.key, "--key-id", "BENCHKEY01", "--team-id", "BENCHTEAM1", "--count", str(max(tokens, 200_000))],
+            capture_output=True, text=True, check=True).stdout)
+        log(f"  {results['apns_client']['notifications_per_second']:,} notifications/s")
+
+        log("parts: Kafka alone (consume, decode, produce: jobs past their deadline are not sent to APNs)")
+        results["kafka_only"] = stack.worker_run("kafka", tokens, 100, deadline="2000-01-01T00:00:00Z")
+        log(f"  {results['kafka_only']['notifications_per_second']:,} results/s")
+
+        for per_job in (100, 1):
+            name = f"e2e{per_job}"
+            log(f"end to end: {tokens:,} tokens in jobs of {per_job}")
+            run = stack.worker_run(name, tokens, per_job)
+            run["ratio_to_ceiling"] = round(run["notifications_per_second"] / results["ceiling_mock"]["requests_per_second"], 3)
+            results[f"end_to_end_{per_job}_per_job"] = run
+            log(f"  {run['notifications_per_second']:,} notifications/s ({run['ratio_to_ceiling']} of the ceiling), "
+                f"{run['cpu_us_per_notification']} us CPU/notification, peak RSS {run['peak_rss_mb']} MB, "
+                f"end-to-end p50/p99/p999 {run['end_to_end_latency']}")
+        stats = stack.mock_stats()
+        results["stream_discipline"] = {"max_open_streams": stats["max_open_streams"],
+                                        "max_advertised_limit": stats["max_advertised_limit"],
+                                        "limit_violations": stats["limit_violations"]}
+        log(f"stream discipline: max open {stats['max_open_streams']} of limit {stats['max_advertised_limit']}, "
+            f"violations {stats['limit_violations']}")
+    finally:
+        stop_all()
+
+    os.makedirs(os.path.join(ROOT, "bench/results"), exist_ok=True)
+    stem = os.path.join(ROOT, "bench/results", f"{datetime.date.today().isoformat()}-{commit}")
+    with open(stem + ".json", "w") as handle:
+        json.dump(results, handle, indent=2)
+    log(f"results: {stem}.json")
+    plot(results, stem + ".png")
+
+
+def plot(results, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        log("matplotlib missing: no plot")
+        return
+    figure, (left, right) = plt.subplots(1, 2, figsize=(13, 4.8))
+    for key, label in (("end_to_end_100_per_job", "100 tokens/job"), ("end_to_end_1_per_job", "1 token/job"),
+                       ("kafka_only", "Kafka only")):
+        timeline = results.get(key, {}).get("timeline", [])
+        rates = [(t1, (s1 - s0) / (t1 - t0)) for (t0, s0), (t1, s1) in zip(timeline, timeline[1:]) if t1 > t0]
+        if rates:
+            left.plot([t for t, _ in rates], [r for _, r in rates], label=label)
+    left.axhline(results["ceiling_mock"]["requests_per_second"], color="grey", linestyle="--", label="h2load ceiling")
+    left.set_xlabel("seconds since the first notification")
+    left.set_ylabel("notifications / s")
+    left.set_title("Throughput over time")
+    left.legend()
+    ceiling = results["ceiling_mock"]["requests_per_second"]
+    parts = {
+        "mock / nghttpd": results["mock_vs_nghttpd"],
+        "transport 1c / h2load": results["transport"]["1_connections"]["ratio"],
+        "transport 4c / h2load": results["transport"]["4_connections"]["ratio"],
+        "APNs client / ceiling": results["apns_client"]["notifications_per_second"] / ceiling,
+        "Kafka only / ceiling": results["kafka_only"]["notifications_per_second"] / ceiling,
+        "e2e 100/job / ceiling": results["end_to_end_100_per_job"]["ratio_to_ceiling"],
+        "e2e 1/job / ceiling": results["end_to_end_1_per_job"]["ratio_to_ceiling"],
+    }
+    right.barh(list(parts.keys()), list(parts.values()), color="#4c72b0")
+    right.axvline(1.0, color="grey", linestyle="--")
+    right.set_title("Ratios measured in this run")
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    log(f"plot: {path}")
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except KeyboardInterrupt:
+        stop_all()
+        sys.exit(130)

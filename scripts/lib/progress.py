@@ -1,0 +1,68 @@
+"""Live progress of a running worker, read from its /metrics endpoint.
+
+usage: progress.py HOST:PORT JOBS TOKENS WORKER_PID
+Prints one line per second (sent, rate, in flight, results, invalidations) until every job is
+complete, the worker exits, or ten minutes pass. Exit 0 when every job completed, 1 otherwise.
+"""
+import os
+import sys
+import time
+import urllib.request
+
+address, jobs, tokens, pid = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+def scrape():
+    try:
+        text = opener.open(f"http://{address}/metrics", timeout=2).read().decode()
+    except Exception:
+        return None
+    values = {}
+    for line in text.splitlines():
+        if line.startswith("#") or " " not in line:
+            continue
+        name, value = line.rsplit(" ", 1)
+        base = name.split("{", 1)[0]
+        try:
+            values.setdefault(base, 0.0)
+            values[base] += float(value)
+            values[name] = float(value)
+        except ValueError:
+            pass
+    return values
+
+
+def alive():
+    try:
+        os.kill(pid, 0)
+        return True
+    except OSError:
+        return False
+
+
+tty = sys.stdout.isatty()
+start = time.time()
+last_sent, last_time = 0.0, start
+done = False
+while time.time() - start < 600:
+    time.sleep(1.0)
+    if not alive():
+        print("\nprogress: the worker exited early; see its log", file=sys.stderr)
+        break
+    m = scrape()
+    if m is None:
+        continue
+    sent = m.get("pushline_notifications_total", 0)
+    now = time.time()
+    rate = (sent - last_sent) / (now - last_time)
+    last_sent, last_time = sent, now
+    completed = m.get('pushline_jobs_total{outcome="completed"}', 0) + m.get('pushline_jobs_total{outcome="rejected"}', 0)
+    line = (f"sent {int(sent):>9,}/{tokens:,}  rate {int(rate):>7,}/s  in flight {int(m.get('pushline_inflight_notifications', 0)):>6,}"
+            f"  jobs done {int(completed):,}/{jobs:,}  invalidations {int(m.get('pushline_invalidations_total', 0)):,}")
+    print(("\r" + line) if tty else line, end="" if tty else "\n", flush=True)
+    if completed >= jobs:
+        done = True
+        break
+print()
+sys.exit(0 if done else 1)

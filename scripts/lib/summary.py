@@ -1,0 +1,75 @@
+"""Summary of a campaign from the records on push.results.
+
+usage: summary.py BROKER TOKENS JOBS START END MOCK_STATS_JSON
+"""
+import json
+import sys
+from collections import Counter
+
+from confluent_kafka import Consumer, TopicPartition
+
+broker, tokens, jobs, start, end, stats_path = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]), sys.argv[6]
+
+consumer = Consumer({"bootstrap.servers": broker, "group.id": "demo-summary", "enable.auto.commit": False, "log_level": 0})
+partitions = len(consumer.list_topics("push.results", timeout=10).topics["push.results"].partitions)
+consumer.assign([TopicPartition("push.results", p, 0) for p in range(partitions)])
+deliveries, invalidations, rejected = [], 0, 0
+idle = 0
+while idle < 3:
+    messages = consumer.consume(10000, 1.0)
+    if not messages:
+        idle += 1
+        continue
+    idle = 0
+    for message in messages:
+        if message.error():
+            continue
+        record = json.loads(message.value())
+        kind = record.get("type")
+        if kind == "delivery":
+            deliveries.append(record)
+        elif kind == "token_invalidated":
+            invalidations += 1
+        elif kind == "rejected":
+            rejected += 1
+consumer.close()
+
+by_outcome = Counter((d["status"], d["reason"] or "-") for d in deliveries)
+latencies = sorted(d["latency_ms"] for d in deliveries)
+retried = sum(1 for d in deliveries if d["attempts"] > 1)
+unique = len({d["token"] for d in deliveries})
+
+
+def percentile(values, fraction):
+    if not values:
+        return 0.0
+    return values[min(len(values) - 1, int(fraction * len(values)))]
+
+
+wall = end - start
+print()
+print("Pushline demo summary")
+print("=" * 52)
+print(f"{'status':>6}  {'reason':<28}{'tokens':>12}")
+for (status, reason), count in sorted(by_outcome.items()):
+    print(f"{status:>6}  {reason:<28}{count:>12,}")
+print("-" * 52)
+print(f"{'delivery records':<36}{len(deliveries):>12,}")
+print(f"{'distinct tokens (of ' + format(tokens, ',') + ')':<36}{unique:>12,}")
+print(f"{'token_invalidated records':<36}{invalidations:>12,}")
+print(f"{'tokens retried':<36}{retried:>12,}")
+print(f"{'rejected jobs':<36}{rejected:>12,}")
+print(f"{'APNs latency p50 / p99 (ms)':<36}{percentile(latencies, 0.5):>5.1f} / {percentile(latencies, 0.99):.1f}")
+print(f"{'wall time (worker start to done)':<36}{wall:>11.1f}s")
+print(f"{'throughput':<36}{len(deliveries) / wall:>10,.0f}/s")
+try:
+    with open(stats_path) as handle:
+        stats = json.load(handle)
+    print(f"{'mock: max open streams / limit':<36}{stats['max_open_streams']:>6} / {stats['max_advertised_limit']}")
+    print(f"{'mock: stream-limit violations':<36}{stats['limit_violations']:>12}")
+except (OSError, KeyError, ValueError):
+    pass
+missing = tokens - unique
+print("=" * 52)
+print("every token has a result" if missing == 0 else f"MISSING RESULTS FOR {missing} TOKENS")
+sys.exit(0 if missing == 0 else 1)
