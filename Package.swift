@@ -101,7 +101,7 @@ let package = Package(
         .executableTarget(
             name: "pushline",
             dependencies: [
-                "Pushline", "APNSMock", "Kafka",
+                "Pushline", "APNSMock", "APNSCore", "Kafka", "NIOOpenSSL", "APNS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -135,9 +135,9 @@ let package = Package(
         .testTarget(name: "APNSCoreTests", dependencies: ["APNSCore"], swiftSettings: strict),
         .testTarget(name: "APNSTests", dependencies: ["APNS", "APNSMock", "PushlineTestSupport"], swiftSettings: strict),
         .testTarget(name: "APNSMockTests", dependencies: ["APNSMock", "NIONGHTTP2", "NIOOpenSSL", "PushlineTestSupport"], swiftSettings: strict),
-        .testTarget(name: "PushlineTests", dependencies: ["Pushline"], swiftSettings: strict),
+        .testTarget(name: "PushlineTests", dependencies: ["Pushline", "APNSCore"], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: ["Pushline", "Kafka", "APNSMock", "PushlineTestSupport"], swiftSettings: strict),
-        .testTarget(name: "DeployTests", dependencies: ["Pushline", .product(name: "Yams", package: "Yams")], swiftSettings: strict),
+        .testTarget(name: "DeployTests", dependencies: ["Pushline", "APNSCore", .product(name: "Yams", package: "Yams")], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

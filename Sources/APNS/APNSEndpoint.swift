@@ -1,3 +1,5 @@
+import APNSCore
+
 /// Where an APNs pool connects: Apple's production or sandbox service, or HOST:PORT (the mock).
 public struct APNSEndpoint: Sendable, Hashable, CustomStringConvertible {
     public var host: String
@@ -17,13 +19,8 @@ public struct APNSEndpoint: Sendable, Hashable, CustomStringConvertible {
         case "production": self = .production
         case "sandbox", "development": self = .sandbox
         default:
-            guard let colon = text.lastIndex(of: ":") else { return nil }
-            var host = String(text[..<colon])
-            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-            guard !host.isEmpty, let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port) else {
-                return nil
-            }
-            self.init(host: host, port: port)
+            guard let address = HostPort(text) else { return nil }
+            self.init(host: address.host, port: address.port)
         }
     }
 
@@ -32,5 +29,5 @@ public struct APNSEndpoint: Sendable, Hashable, CustomStringConvertible {
         port == 443 ? host : (host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)")
     }
 
-    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    public var description: String { HostPort(host: host, port: port).description }
 }

@@ -2,13 +2,8 @@
 public enum APNSErrorBody {
     /// The reason and timestamp from `body`; nil fields where absent or malformed.
     public static func parse(_ body: some Collection<UInt8>) -> (reason: String?, timestamp: Int64?) {
-        guard !body.isEmpty else { return (nil, nil) }
-        let fields = FlatJSON.fields(body)
-        var reason: String?
-        var timestamp: Int64?
-        if case .string(let value)? = fields["reason"] { reason = value }
-        if case .number(let value)? = fields["timestamp"] { timestamp = value }
-        return (reason, timestamp)
+        let fields = JSONScanner.stringAndIntegerFields(Array(body))
+        return (fields.strings["reason"], fields.integers["timestamp"])
     }
 
     /// The body APNs sends for `reason` (with `timestamp` for 410).

@@ -84,6 +84,24 @@ public struct JSONScanner {
         return result
     }
 
+    /// The string and integer members of a top-level object (APNs' error bodies, JWT parts);
+    /// other members are ignored, and anything that is not a valid JSON object yields none.
+    public static func stringAndIntegerFields(_ bytes: [UInt8]) -> (strings: [String: String], integers: [String: Int64]) {
+        bytes.withUnsafeBufferPointer { buffer in
+            var strings: [String: String] = [:]
+            var integers: [String: Int64] = [:]
+            guard let members = try? members(buffer) else { return (strings, integers) }
+            for (key, value) in members {
+                switch value.kind {
+                case .string: strings[key] = try? string(buffer, value)
+                case .number: integers[key] = integer(buffer, value)
+                default: break
+                }
+            }
+            return (strings, integers)
+        }
+    }
+
     /// The elements of an array value already validated by `validate` or `members`.
     public static func elements(_ bytes: UnsafeBufferPointer<UInt8>, of array: Value) throws(Error) -> [Value] {
         precondition(array.kind == .array)

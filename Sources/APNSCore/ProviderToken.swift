@@ -47,12 +47,12 @@ public struct ProviderToken: Sendable, Hashable {
             let claims = Base64URL.decode(parts[1]),
             let signature = Base64URL.decode(parts[2])
         else { return nil }
-        let headerFields = FlatJSON.fields(header)
-        let claimFields = FlatJSON.fields(claims)
-        guard case .string(let algorithm)? = headerFields["alg"],
-            case .string(let keyID)? = headerFields["kid"],
-            case .string(let teamID)? = claimFields["iss"],
-            case .number(let issuedAt)? = claimFields["iat"]
+        let headerFields = JSONScanner.stringAndIntegerFields(header)
+        let claimFields = JSONScanner.stringAndIntegerFields(claims)
+        guard let algorithm = headerFields.strings["alg"],
+            let keyID = headerFields.strings["kid"],
+            let teamID = claimFields.strings["iss"],
+            let issuedAt = claimFields.integers["iat"]
         else { return nil }
         return Parsed(
             algorithm: algorithm,

@@ -1,3 +1,4 @@
+import APNSCore
 import APNSMock
 import ArgumentParser
 import Dispatch
@@ -99,14 +100,9 @@ struct MockAPNSCommand: AsyncParsableCommand {
     private func makeConfiguration() throws -> MockConfiguration {
         var problems: [String] = []
         var configuration = MockConfiguration()
-        if let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port) {
-            var host = String(listen[..<colon])
-            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-            if host.isEmpty {
-                problems.append("--listen: '\(listen)' has no host")
-            }
-            configuration.host = host
-            configuration.port = port
+        if let address = HostPort(listen, allowingPortZero: true) {
+            configuration.host = address.host
+            configuration.port = address.port
         } else {
             problems.append("--listen: '\(listen)' is not HOST:PORT")
         }

@@ -1,3 +1,4 @@
+import APNSCore
 import ArgumentParser
 import Foundation
 import Logging

@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 import Testing
 import Yams

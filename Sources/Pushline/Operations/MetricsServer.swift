@@ -1,3 +1,4 @@
+import APNSCore
 import Logging
 import NIOCore
 import NIOHTTP1

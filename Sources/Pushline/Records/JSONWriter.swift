@@ -1,3 +1,5 @@
+import APNSCore
+
 /// Appends JSON to a byte buffer: strings escaped per RFC 8259, no Foundation, no intermediate tree.
 struct JSONWriter {
     private(set) var bytes: [UInt8] = []
@@ -11,23 +13,7 @@ struct JSONWriter {
     }
 
     mutating func string(_ value: String) {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): raw("\\\"")
-            case UInt8(ascii: "\\"): raw("\\\\")
-            case 0x0A: raw("\\n")
-            case 0x0D: raw("\\r")
-            case 0x09: raw("\\t")
-            case 0..<0x20:
-                raw("\\u00")
-                bytes.append(Self.hex[Int(byte >> 4)])
-                bytes.append(Self.hex[Int(byte & 0xF)])
-            default:
-                bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
+        JSONString.append(value, to: &bytes)
     }
 
     mutating func optionalString(_ value: String?) {
@@ -60,6 +46,4 @@ struct JSONWriter {
         raw(name)
         raw("\":")
     }
-
-    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
 }

@@ -8,14 +8,17 @@ public struct HostPort: Sendable, Hashable, CustomStringConvertible {
         self.port = port
     }
 
-    /// Parses `HOST:PORT`; nil when either part is missing or the port is not 1..65535.
-    public init?(_ text: String) {
+    /// Parses `HOST:PORT` (`[v6]:PORT` too); nil when either part is missing or the port is not
+    /// 1..65535 (0..65535 with `allowingPortZero`, for "any free port").
+    public init?(_ text: String, allowingPortZero: Bool = false) {
         guard let colon = text.lastIndex(of: ":") else { return nil }
         var host = String(text[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") {
             host = String(host.dropFirst().dropLast())
         }
-        guard !host.isEmpty, let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port) else {
+        guard !host.isEmpty, let port = Int(text[text.index(after: colon)...]),
+            ((allowingPortZero ? 0 : 1)...65535).contains(port)
+        else {
             return nil
         }
         self.host = host
