@@ -46,8 +46,7 @@ enum TransportBenchmark {
 
     static func serve(seconds: Int) async throws {
         let server = try await startServer(threads: 1)
-        print("port \(server.port)")
-        fflush(stdout)
+        FileHandle.standardOutput.write(Data("port \(server.port)\n".utf8))
         try await Task.sleep(for: .seconds(seconds))
         try await server.channel.close()
         try await server.group.shutdownGracefully()
@@ -77,7 +76,7 @@ enum TransportBenchmark {
         for channel in channels {
             try await channel.eventLoop.submit {
                 let handler = try channel.pipeline.syncOperations.handler(type: HTTP2ClientHandler.self)
-                let loop = channel.eventLoop.assumeIsolated()
+                let loop = channel.eventLoop
                 func fire() {
                     guard !stop.load(ordering: .relaxed) else { return }
                     let request = HTTP2Request(
@@ -88,7 +87,7 @@ enum TransportBenchmark {
                         completed.wrappingAdd(1, ordering: .relaxed)
                         fire()
                     }
-                    handler.submit(request, promise: promise.wrappedValue)
+                    handler.submit(request, promise: promise)
                 }
                 for _ in 0..<streams { fire() }
             }.get()
