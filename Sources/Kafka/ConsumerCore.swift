@@ -23,6 +23,15 @@ final class ConsumerCore: @unchecked Sendable {
     var drainWaiting = false
     private var userPaused = false
     private var buffered = 0
+    /// Whether the poll thread waits for the application to read from a full buffer.
+    private var bufferWaiting = false
+    /// Since when the buffer has been full (pausing comes only after `fullPauseAfter`).
+    private var fullSince: ContinuousClock.Instant?
+    /// A buffer full this long pauses fetching. Pausing purges librdkafka's prefetched messages
+    /// (they are fetched again on resume), so a reader that is merely a little behind is waited
+    /// for instead; a reader that stopped (backpressure) gets its partitions paused while the poll
+    /// thread keeps the member alive.
+    private let fullPauseAfter: Duration = .seconds(1)
     private var closeDeadline: ContinuousClock.Instant?
     private var closed = false
     private var closeWaiters: [CheckedContinuation<Void, Never>] = []
@@ -64,6 +73,7 @@ final class ConsumerCore: @unchecked Sendable {
     func delivered(_ count: Int) {
         condition.lock()
         buffered -= count
+        if bufferWaiting { condition.broadcast() }
         condition.unlock()
     }
 
@@ -111,7 +121,22 @@ final class ConsumerCore: @unchecked Sendable {
         let pollMilliseconds = Int32(clamping: configuration.pollInterval.milliseconds)
         while true {
             condition.lock()
-            let wantPaused = userPaused || buffered >= configuration.maxBufferedRecords
+            var full = buffered >= configuration.maxBufferedRecords
+            if full, !userPaused, closeDeadline == nil {
+                bufferWaiting = true
+                _ = condition.wait(until: Date(timeIntervalSinceNow: configuration.pollInterval.seconds))
+                bufferWaiting = false
+                full = buffered >= configuration.maxBufferedRecords
+            }
+            let now = ContinuousClock.now
+            if full {
+                if fullSince == nil { fullSince = now }
+            } else {
+                fullSince = nil
+            }
+            let fullForLong = fullSince.map { now - $0 >= fullPauseAfter } ?? false
+            let wantPaused = userPaused || fullForLong
+            let holdOff = full && !wantPaused
             let closeAt = closeDeadline
             condition.unlock()
             if let closeAt {
@@ -126,6 +151,7 @@ final class ConsumerCore: @unchecked Sendable {
             }
             if wantPaused != fetchPaused { setFetchPaused(wantPaused) }
             storeCompletedOffsets()
+            if holdOff { continue }
             pollBatch(timeout: pollMilliseconds)
         }
     }

@@ -49,10 +49,11 @@ public final class MetricsServer: Service, Sendable {
         }
         bound.port = channel.localAddress?.port
         logger.info("metrics listening", metadata: ["address": "\(address.host):\(bound.port ?? address.port)"])
-        await withGracefulShutdownHandler {
+        // Stops on graceful shutdown (after the worker, which the service group shuts down first)
+        // and on cancellation (another service failed: the process is ending).
+        await withTaskCancellationOrGracefulShutdownHandler {
             try? await channel.closeFuture.get()
-        } onGracefulShutdown: {
-            // Keep answering while the worker drains; the group closes the channel at the end.
+        } onCancelOrGracefulShutdown: {
             channel.close(promise: nil)
         }
         try? await group.shutdownGracefully()

@@ -32,6 +32,17 @@ final class InflightGate: Sendable {
         state.withLock { $0.count += n }
     }
 
+    /// Waits up to `timeout` for room below `limit`; true when there is (or the gate closed),
+    /// false when the wait timed out.
+    func waitForRoom(timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if state.withLock({ $0.count < limit || $0.closed }) { return true }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        return state.withLock { $0.count < limit || $0.closed }
+    }
+
     /// Waits until the count is below `limit` (returns at once after `close`).
     func waitForRoom() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

@@ -119,7 +119,11 @@ public final class Worker: Service, Sendable {
                     switch event {
                     case .records(let records):
                         for record in records {
-                            if gate.isFull {
+                            // Above worker.max_inflight: wait. A short wait is enough when APNs
+                            // is merely busy; if it lasts, pause the partitions (the poll thread
+                            // keeps the member in the group) until the low-water mark. Pausing
+                            // drops librdkafka's prefetched records, so it is not done lightly.
+                            if gate.isFull, !(await gate.waitForRoom(timeout: .milliseconds(500))) {
                                 consumer.pause()
                                 metrics.pausedPartitions.record(consumer.assignment.count)
                                 await gate.waitForRoom()
