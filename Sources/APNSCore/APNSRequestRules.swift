@@ -23,12 +23,6 @@ public enum APNSRequestRules {
         }
     }
 
-    /// Headers that may appear once only (a repeat is 400 DuplicateHeaders).
-    static let singletonHeaders: Set<String> = [
-        "authorization", "apns-push-type", "apns-id", "apns-expiration", "apns-priority",
-        "apns-topic", "apns-collapse-id",
-    ]
-
     /// Applies every rule except authentication, in the order APNs evaluates them.
     ///
     /// - Parameters:
@@ -47,42 +41,50 @@ public enum APNSRequestRules {
         if token.isEmpty { return .failure(Rejection(400, .missingDeviceToken)) }
         guard DeviceToken.isValid(token) else { return .failure(Rejection(400, .badDeviceToken)) }
 
-        var seen = Set<String>()
-        var values: [String: String] = [:]
+        // One pass over the headers and no hashing: this runs for every request the mock serves.
+        var authorization, pushTypeValue, apnsID, expiration, priority, topic, collapseID: String?
         for (name, value) in headers {
-            if singletonHeaders.contains(name) {
-                guard seen.insert(name).inserted else { return .failure(Rejection(400, .duplicateHeaders)) }
-                values[name] = value
+            let previous: String?
+            switch name {
+            case "authorization": (previous, authorization) = (authorization, value)
+            case "apns-push-type": (previous, pushTypeValue) = (pushTypeValue, value)
+            case "apns-id": (previous, apnsID) = (apnsID, value)
+            case "apns-expiration": (previous, expiration) = (expiration, value)
+            case "apns-priority": (previous, priority) = (priority, value)
+            case "apns-topic": (previous, topic) = (topic, value)
+            case "apns-collapse-id": (previous, collapseID) = (collapseID, value)
+            default: continue
             }
+            if previous != nil { return .failure(Rejection(400, .duplicateHeaders)) }
         }
 
         var pushType = APNSPushType.alert
-        if let raw = values["apns-push-type"] {
+        if let raw = pushTypeValue {
             guard let parsed = APNSPushType(rawValue: raw) else {
                 return .failure(Rejection(400, .invalidPushType))
             }
             pushType = parsed
         }
-        if let raw = values["apns-priority"] {
-            guard let priority = Int(raw).flatMap(APNSPriority.init(rawValue:)) else {
+        if let raw = priority {
+            guard let parsed = Int(raw).flatMap(APNSPriority.init(rawValue:)) else {
                 return .failure(Rejection(400, .badPriority))
             }
-            if pushType == .background && priority == .immediate {
+            if pushType == .background && parsed == .immediate {
                 return .failure(Rejection(400, .badPriority))
             }
         }
-        if let raw = values["apns-expiration"] {
-            guard let expiration = Int64(raw), expiration >= 0 else {
+        if let raw = expiration {
+            guard let value = Int64(raw), value >= 0 else {
                 return .failure(Rejection(400, .badExpirationDate))
             }
         }
-        if let raw = values["apns-id"], !isCanonicalUUID(raw) {
+        if let raw = apnsID, !isCanonicalUUID(raw) {
             return .failure(Rejection(400, .badMessageId))
         }
-        if let raw = values["apns-collapse-id"], raw.utf8.count > 64 {
+        if let raw = collapseID, raw.utf8.count > 64 {
             return .failure(Rejection(400, .badCollapseId))
         }
-        if let topic = values["apns-topic"], topic.isEmpty {
+        if let topic, topic.isEmpty {
             return .failure(Rejection(400, .badTopic))
         }
 
@@ -96,13 +98,7 @@ public enum APNSRequestRules {
         }
 
         return .success(
-            Accepted(
-                deviceToken: token,
-                topic: values["apns-topic"],
-                pushType: pushType,
-                apnsID: values["apns-id"],
-                authorization: values["authorization"]
-            )
+            Accepted(deviceToken: token, topic: topic, pushType: pushType, apnsID: apnsID, authorization: authorization)
         )
     }
 

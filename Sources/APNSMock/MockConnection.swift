@@ -122,7 +122,9 @@ final class MockConnection: HTTP2ServerDelegate {
 
     /// Status, reason, 410 timestamp and device token for a request, by APNs' rules in order.
     private func answer(_ request: HTTP2ServerRequest) -> (Int, APNSReason?, Int64?, String) {
-        let headers = request.headers.map { (name: $0.name, value: $0.value) }
+        var headers: [(name: String, value: String)] = []
+        headers.reserveCapacity(request.headers.count)
+        for header in request.headers { headers.append((header.name, header.value)) }
         let checked: Result<APNSRequestRules.Accepted, APNSRequestRules.Rejection>
         if let body = request.body {
             checked = body.withUnsafeReadableBytes { raw in
@@ -201,7 +203,7 @@ final class MockConnection: HTTP2ServerDelegate {
         _ connection: HTTP2ServerHandler, _ request: HTTP2ServerRequest,
         status: Int, reason: APNSReason?, timestamp: Int64?, token: String
     ) {
-        let apnsID = request.headers.first(named: "apns-id") ?? Self.uuid(&random)
+        let apnsID = request.headers.first(named: "apns-id") ?? shared.ids.next()
         var body: ByteBuffer?
         if let reason {
             body = ByteBuffer(string: APNSErrorBody.make(reason: reason.rawValue, timestamp: timestamp))
@@ -277,28 +279,6 @@ final class MockConnection: HTTP2ServerDelegate {
     private static func token(of path: String) -> String {
         let prefix = "/3/device/"
         return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : ""
-    }
-
-    /// A random (version 4) UUID in canonical lowercase form.
-    static func uuid(_ random: inout MockRandom) -> String {
-        let high = random.next()
-        let low = random.next()
-        var bytes = [UInt8](repeating: 0, count: 16)
-        for i in 0..<8 {
-            bytes[i] = UInt8(truncatingIfNeeded: high >> (8 * UInt64(i)))
-            bytes[8 + i] = UInt8(truncatingIfNeeded: low >> (8 * UInt64(i)))
-        }
-        bytes[6] = bytes[6] & 0x0F | 0x40
-        bytes[8] = bytes[8] & 0x3F | 0x80
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(36)
-        for (index, byte) in bytes.enumerated() {
-            if index == 4 || index == 6 || index == 8 || index == 10 { out.append(UInt8(ascii: "-")) }
-            out.append(hex[Int(byte >> 4)])
-            out.append(hex[Int(byte & 0xF)])
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }
 

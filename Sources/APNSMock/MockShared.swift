@@ -9,6 +9,8 @@ final class MockShared: Sendable {
     let unregistered: UnregisteredRule
     let stats: MockStats
     let recorder: RequestRecorder?
+    /// apns-id values for requests that came without one (APNs makes one up too).
+    let ids = APNSIDGenerator()
     private let connectionCounter = Atomic<Int>(0)
 
     init(configuration: MockConfiguration, stats: MockStats) throws {

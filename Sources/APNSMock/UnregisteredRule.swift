@@ -17,19 +17,20 @@ public struct UnregisteredRule: Sendable {
 
     /// The 410 timestamp when `token` is unregistered, else nil.
     public func unregisteredSince(_ token: String) -> Int64? {
-        let lowered = token.lowercased()
-        let hash = Self.fnv1a(lowered)
-        let isListed = listed.contains(lowered)
-        guard isListed || Double(hash >> 11) / Double(1 << 53) < fraction else { return nil }
+        guard fraction > 0 || !listed.isEmpty else { return nil }
+        let hash = Self.fnv1a(token)
+        let byFraction = Double(hash >> 11) / Double(1 << 53) < fraction
+        guard byFraction || (!listed.isEmpty && listed.contains(token.lowercased())) else { return nil }
         let thirtyDays: UInt64 = 30 * 24 * 3600 * 1000
         return epochMilliseconds - Int64((hash >> 7) % thirtyDays)
     }
 
-    /// FNV-1a, 64 bits: small, stable across platforms and releases (unlike `Hasher`).
+    /// FNV-1a, 64 bits, of the ASCII-lowercased text: small, stable across platforms and releases
+    /// (unlike `Hasher`), and the same for a token in either case.
     static func fnv1a(_ text: String) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in text.utf8 {
-            hash ^= UInt64(byte)
+            hash ^= UInt64(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
             hash &*= 0x0000_0100_0000_01B3
         }
         // Finalise (splitmix) so nearby tokens spread over the whole range.

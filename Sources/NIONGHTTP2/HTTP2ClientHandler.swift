@@ -294,7 +294,7 @@ extension HTTP2ClientHandler: NGHTTP2SessionEvents {
     func sessionBeginHeaders(streamID: Int32, isRequest: Bool) throws {}
 
     func sessionHeader(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndex: Bool) throws {
-        guard streams[streamID] != nil else { return }
+        guard streams.index(forKey: streamID) != nil else { return }
         if name.first == UInt8(ascii: ":") {
             if name.elementsEqual(":status".utf8) { streams[streamID]!.status = parseStatus(value) }
             return
@@ -304,7 +304,7 @@ extension HTTP2ClientHandler: NGHTTP2SessionEvents {
     }
 
     func sessionData(streamID: Int32, bytes: UnsafeRawBufferPointer) throws {
-        guard streams[streamID] != nil, let context else { return }
+        guard streams.index(forKey: streamID) != nil, let context else { return }
         if streams[streamID]!.body == nil {
             streams[streamID]!.body = context.channel.allocator.buffer(capacity: bytes.count)
         }
@@ -340,7 +340,7 @@ extension HTTP2ClientHandler: NGHTTP2SessionEvents {
     func sessionFrameSent(_ frame: NGHTTP2Frame) throws {
         switch frame {
         case .headers(let streamID, _, true):
-            if streams[streamID] != nil {
+            if streams.index(forKey: streamID) != nil {
                 streams[streamID]!.headersSent = true
                 capacity.headersSent()
             }

@@ -74,8 +74,8 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
     public func respond(to streamID: Int32, status: Int, headers: [HTTP2Header] = [], body: ByteBuffer? = nil) -> Bool {
         guard !closed, let stream = streams[streamID], !stream.responded else { return false }
         let body = body.flatMap { $0.readableBytes > 0 ? $0 : nil }
-        streams[streamID]!.responded = true
-        streams[streamID]!.responseBody = body
+        stream.responded = true
+        stream.responseBody = body
         do {
             try session.submitResponse(streamID: streamID, status: status, headers: headers, hasBody: body != nil)
         } catch {
@@ -121,7 +121,7 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
 
     /// Resets `streamID` with `errorCode`.
     public func resetStream(_ streamID: Int32, errorCode: HTTP2ErrorCode) {
-        guard !closed, streams[streamID] != nil else { return }
+        guard !closed, streams.index(forKey: streamID) != nil else { return }
         do {
             try session.submitReset(streamID: streamID, errorCode: errorCode)
             needsDrain()
@@ -283,38 +283,40 @@ extension HTTP2ServerHandler: NGHTTP2SessionEvents {
     }
 
     func sessionHeader(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndex: Bool) throws {
-        guard streams[streamID] != nil else { return }
+        guard let stream = streams[streamID] else { return }
         if name.first == UInt8(ascii: ":") {
+            // nghttp2 has already checked the pseudo-headers: the second byte and the length tell
+            // them apart.
+            guard name.count >= 5 else { return }
             let text = String(decoding: value, as: UTF8.self)
-            if name.elementsEqual(":path".utf8) {
-                streams[streamID]!.request.path = text
-                streams[streamID]!.request.pathNeverIndexed = neverIndex
-            } else if name.elementsEqual(":method".utf8) {
-                streams[streamID]!.request.method = text
-            } else if name.elementsEqual(":authority".utf8) {
-                streams[streamID]!.request.authority = text
-            } else if name.elementsEqual(":scheme".utf8) {
-                streams[streamID]!.request.scheme = text
+            switch (name[1], name.count) {
+            case (UInt8(ascii: "p"), 5):
+                stream.request.path = text
+                stream.request.pathNeverIndexed = neverIndex
+            case (UInt8(ascii: "m"), 7): stream.request.method = text
+            case (UInt8(ascii: "a"), 10): stream.request.authority = text
+            case (UInt8(ascii: "s"), 7): stream.request.scheme = text
+            default: break
             }
             return
         }
-        streams[streamID]!.request.headers.append(HTTP2Header(
+        stream.request.headers.append(HTTP2Header(
             String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self), neverIndex: neverIndex))
     }
 
     func sessionData(streamID: Int32, bytes: UnsafeRawBufferPointer) throws {
-        guard streams[streamID] != nil, let context else { return }
-        if streams[streamID]!.request.body == nil {
-            streams[streamID]!.request.body = context.channel.allocator.buffer(capacity: bytes.count)
+        guard let stream = streams[streamID], let context else { return }
+        if stream.request.body == nil {
+            stream.request.body = context.channel.allocator.buffer(capacity: bytes.count)
         }
-        streams[streamID]!.request.body!.writeBytes(bytes)
+        stream.request.body!.writeBytes(bytes)
     }
 
     func sessionFrameReceived(_ frame: NGHTTP2Frame) throws {
         switch frame {
         case .headers(let streamID, true, _), .data(let streamID, true):
             guard let stream = streams[streamID], !stream.delivered else { return }
-            streams[streamID]!.delivered = true
+            stream.delivered = true
             stats.requestCompleted()
             deferred.append(.request(stream.request))
         case .ping(ack: true, let opaque):

@@ -2,15 +2,15 @@ import Synchronization
 
 /// Makes `apns-id` values: version-4 style UUIDs in canonical lowercase form, unique within a
 /// process (a counter) and across processes (a random seed), without a syscall per id.
-final class APNSIDGenerator: Sendable {
+public final class APNSIDGenerator: Sendable {
     private let counter = Atomic<UInt64>(0)
     private let seed: UInt64
 
-    init(seed: UInt64 = UInt64.random(in: .min ... .max)) {
+    public init(seed: UInt64 = UInt64.random(in: .min ... .max)) {
         self.seed = seed
     }
 
-    func next() -> String {
+    public func next() -> String {
         let n = counter.wrappingAdd(1, ordering: .relaxed).newValue
         var high = Self.mix(seed ^ n)
         var low = Self.mix(high ^ 0x9E37_79B9_7F4A_7C15 ^ n)
