@@ -135,8 +135,15 @@ public final class APNSClient: Sendable {
         options: APNSSendOptions = APNSSendOptions(),
         completion: @escaping @Sendable (Int, APNSOutcome) -> Void
     ) {
+        // Notifications of one job carry the same payload array: one buffer serves them all.
+        var body: ByteBuffer?
+        var bodySource: [UInt8] = []
         let requests = notifications.enumerated().map { index, notification in
-            PendingRequest(notification: notification, options: options) { completion(index, $0) }
+            if body == nil || notification.payload != bodySource {
+                bodySource = notification.payload
+                body = ByteBuffer(bytes: bodySource)
+            }
+            return PendingRequest(notification: notification, options: options, body: body) { completion(index, $0) }
         }
         enqueue(requests)
     }

@@ -18,9 +18,10 @@ final class PendingRequest: @unchecked Sendable {
     var freeResends = 0
     /// The provider token sent on the current attempt.
     var bearerToken: String?
-    /// The stream and its deadline timer on the current connection.
+    /// The stream on the current connection, and when it times out (checked by the connection's
+    /// sweep: one timer per connection, not one per request).
     var streamID: Int32?
-    var timeout: Scheduled<Void>?
+    var deadline: ContinuousClock.Instant?
     var timedOut = false
     /// When the first attempt was sent (latency in results is measured from here), and the
     /// current one (APNs latency metrics).
@@ -29,13 +30,16 @@ final class PendingRequest: @unchecked Sendable {
     /// A connection to avoid on the next attempt (it answered 503).
     var avoidSlot: Int?
 
+    /// - Parameter body: the payload as a buffer, when the caller already has one (the requests of
+    ///   one job share it instead of copying the payload per token).
     init(
         notification: APNSNotification,
         options: APNSSendOptions,
+        body: ByteBuffer? = nil,
         completion: @escaping @Sendable (APNSOutcome) -> Void
     ) {
         self.notification = notification
-        self.body = ByteBuffer(bytes: notification.payload)
+        self.body = body ?? ByteBuffer(bytes: notification.payload)
         self.options = options
         self.completion = completion
         self.created = .now

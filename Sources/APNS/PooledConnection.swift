@@ -20,6 +20,9 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
     private var pingTask: RepeatedTask?
     private var pingDeadline: Scheduled<Void>?
     private var reconnectTask: Scheduled<Void>?
+    /// Requests with an open stream on this connection, by stream id, for the deadline sweep.
+    private var inFlight: [Int32: PendingRequest] = [:]
+    private var sweepTask: RepeatedTask?
     private var shutDown = false
     private var random = SystemRandomNumberGenerator()
 
@@ -83,6 +86,26 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
         }
         perform(action)
         startPinging()
+        startSweeping()
+    }
+
+    /// Every 50 ms, resets the streams whose request deadline passed (RST_STREAM CANCEL frees the
+    /// slot at once; the outcome is `timeout`). One timer per connection instead of one per
+    /// request keeps the event loop's timer heap small at thousands of requests per second.
+    private func startSweeping() {
+        sweepTask?.cancel()
+        sweepTask = eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(50), delay: .milliseconds(50)) { [weak self] _ in
+            guard let self, let handler = self.handler, !self.inFlight.isEmpty else { return }
+            let now = ContinuousClock.now
+            var expired: [(Int32, PendingRequest)] = []
+            for (streamID, request) in self.inFlight where request.deadline.map({ $0 <= now }) ?? false {
+                expired.append((streamID, request))
+            }
+            for (streamID, request) in expired {
+                request.timedOut = true
+                handler.cancel(streamID: streamID)
+            }
+        }
     }
 
     func connectionError(_ error: any Error) {
@@ -172,11 +195,8 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
             }
             guard let streamID = handler.submit(http2Request, promise: promise) else { continue }
             request.streamID = streamID
-            let timeout = client.configuration.requestTimeout
-            request.timeout = eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(timeout)) { [weak handler] in
-                request.timedOut = true
-                handler?.cancel(streamID: streamID)
-            }
+            request.deadline = now + client.configuration.requestTimeout
+            inFlight[streamID] = request
         }
     }
 
@@ -191,8 +211,8 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
     }
 
     private func completed(_ request: PendingRequest, _ result: Result<HTTP2Response, any Error>) {
-        request.timeout?.cancel()
-        request.timeout = nil
+        if let streamID = request.streamID { inFlight[streamID] = nil }
+        request.deadline = nil
         request.streamID = nil
         guard let client else { return }
         let latency = ContinuousClock.now - (request.sentAt ?? request.created)
@@ -334,6 +354,8 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
     }
 
     private func stopPinging() {
+        sweepTask?.cancel()
+        sweepTask = nil
         pingTask?.cancel()
         pingTask = nil
         pingDeadline?.cancel()
