@@ -318,7 +318,7 @@ extension HTTP2ServerHandler: NGHTTP2SessionEvents {
             guard let stream = streams[streamID], !stream.delivered else { return }
             stream.delivered = true
             stats.requestCompleted()
-            deferred.append(.request(stream.request))
+            deferred.append(.request(stream.takeRequest()))
         case .ping(ack: true, let opaque):
             if let (promise, rtt) = pings.acked(opaque, at: .now()) { deferred.append(.pong(promise, rtt)) }
         case .goAway(let goAway):

@@ -14,6 +14,14 @@ final class ServerStream {
         request = HTTP2ServerRequest(streamID: streamID)
     }
 
+    /// Moves the assembled request out (no reference counting): once delivered, the stream only
+    /// needs its response state.
+    func takeRequest() -> HTTP2ServerRequest {
+        var taken = HTTP2ServerRequest(streamID: request.streamID)
+        swap(&taken, &request)
+        return taken
+    }
+
     func readBody(into buffer: UnsafeMutableRawBufferPointer) -> (count: Int, end: Bool) {
         guard responseBody != nil else { return (0, true) }
         let count = responseBody!.readWithUnsafeReadableBytes { bytes in
