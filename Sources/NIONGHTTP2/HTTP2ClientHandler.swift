@@ -219,20 +219,15 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
     /// One `mem_send` loop into one buffer, one write and one flush.
     private func drain() {
         guard started, let context else { return }
-        var out = context.channel.allocator.buffer(capacity: 16 * 1024)
+        let open: Bool
         do {
-            if try session.send(into: &out) > 0 {
-                context.writeAndFlush(wrapOutboundOut(out), promise: nil)
-            }
+            open = try session.flushOutput(to: context)
         } catch {
             fail(context: context, error)
             return
         }
         runDeferred()
-        if !session.wantsRead && !session.wantsWrite {
-            // GOAWAY exchanged and nothing left in flight: the connection is done.
-            context.close(promise: nil)
-        }
+        if !open { context.close(promise: nil) }
     }
 
     private func fail(context: ChannelHandlerContext, _ error: any Error) {

@@ -222,19 +222,15 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
 
     private func drain() {
         guard started, !closed, let context else { return }
-        var out = context.channel.allocator.buffer(capacity: 16 * 1024)
+        let open: Bool
         do {
-            if try session.send(into: &out) > 0 {
-                context.writeAndFlush(wrapOutboundOut(out), promise: nil)
-            }
+            open = try session.flushOutput(to: context)
         } catch {
             fail(context: context, error)
             return
         }
         runDeferred()
-        if !session.wantsRead && !session.wantsWrite {
-            context.close(promise: nil)
-        }
+        if !open { context.close(promise: nil) }
     }
 
     private func fail(context: ChannelHandlerContext, _ error: any Error) {

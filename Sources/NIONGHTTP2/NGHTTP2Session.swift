@@ -75,6 +75,17 @@ final class NGHTTP2Session {
         }
     }
 
+    /// Writes everything nghttp2 has to send to `context` as one buffer with one flush (the write
+    /// coalescing both handlers rely on). Returns false once the session wants neither to read
+    /// nor to write: GOAWAY exchanged and nothing in flight, so the connection is done.
+    func flushOutput(to context: ChannelHandlerContext) throws -> Bool {
+        var out = context.channel.allocator.buffer(capacity: 16 * 1024)
+        if try send(into: &out) > 0 {
+            context.writeAndFlush(NIOAny(out), promise: nil)
+        }
+        return wantsRead || wantsWrite
+    }
+
     var wantsRead: Bool { nghttp2_session_want_read(raw) != 0 }
     var wantsWrite: Bool { nghttp2_session_want_write(raw) != 0 }
 
