@@ -172,15 +172,15 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
                 }
             }
             request.bearerToken = bearer
-            let fields = APNSRequestHeaders.make(
-                for: request.notification, authority: endpoint.authority, bearerToken: bearer,
-                firstOnConnection: !sentOnThisConnection)
-            sentOnThisConnection = true
             var headers: [HTTP2Header] = []
-            headers.reserveCapacity(fields.count)
-            for field in fields where !field.name.hasPrefix(":") {
-                headers.append(HTTP2Header(field.name, field.value, neverIndex: field.indexing == .never))
+            headers.reserveCapacity(7)
+            APNSRequestHeaders.forEachRegularHeader(
+                of: request.notification, authorization: bearer.map { client.tokens!.authorization(for: $0) },
+                firstOnConnection: !sentOnThisConnection
+            ) { name, value, indexing in
+                headers.append(HTTP2Header(name, value, neverIndex: indexing == .never))
             }
+            sentOnThisConnection = true
             let http2Request = HTTP2Request(
                 method: "POST", scheme: "https", authority: endpoint.authority, path: request.notification.path,
                 indexPath: false, headers: headers, body: request.body)

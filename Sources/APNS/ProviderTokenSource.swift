@@ -13,6 +13,8 @@ final class ProviderTokenSource: Sendable {
     private let key: PrivateKey
     private let now: @Sendable () -> Int64
     private let policy: Mutex<ProviderTokenPolicy>
+    /// `bearer <JWT>` for the current token, made once per token rather than once per request.
+    private let header = Mutex<(jwt: String, value: String)?>(nil)
     private let onRefresh: @Sendable () -> Void
 
     init(keyID: String, teamID: String, key: PrivateKey, now: @escaping @Sendable () -> Int64, onRefresh: @escaping @Sendable () -> Void) {
@@ -22,6 +24,16 @@ final class ProviderTokenSource: Sendable {
         self.now = now
         self.policy = Mutex(ProviderTokenPolicy())
         self.onRefresh = onRefresh
+    }
+
+    /// The `authorization` value for `jwt` (cached for the current token).
+    func authorization(for jwt: String) -> String {
+        header.withLock { cached in
+            if let cached, cached.jwt == jwt { return cached.value }
+            let value = "bearer " + jwt
+            cached = (jwt, value)
+            return value
+        }
     }
 
     /// The token to send now (making one when needed).

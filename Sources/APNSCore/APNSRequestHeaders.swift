@@ -17,26 +17,44 @@ public enum APNSRequestHeaders {
         bearerToken: String?,
         firstOnConnection: Bool
     ) -> [APNSHeaderField] {
-        let idIndexing: APNSHeaderField.Indexing = firstOnConnection ? .incremental : .never
         var fields: [APNSHeaderField] = []
         fields.reserveCapacity(11)
         fields.append(APNSHeaderField(":method", "POST", indexing: .incremental))
         fields.append(APNSHeaderField(":scheme", "https", indexing: .incremental))
         fields.append(APNSHeaderField(":authority", authority, indexing: .never))
         fields.append(APNSHeaderField(":path", notification.path, indexing: .never))
-        if let bearerToken {
-            fields.append(APNSHeaderField("authorization", "bearer " + bearerToken, indexing: .never))
-        }
-        fields.append(APNSHeaderField("apns-push-type", notification.pushType.rawValue, indexing: .never))
-        fields.append(APNSHeaderField("apns-topic", notification.topic, indexing: .never))
-        fields.append(APNSHeaderField("apns-priority", notification.priority.headerValue, indexing: .never))
-        fields.append(APNSHeaderField("apns-id", notification.apnsID, indexing: idIndexing))
-        if let expiration = notification.expiration {
-            fields.append(APNSHeaderField("apns-expiration", String(expiration), indexing: idIndexing))
-        }
-        if let collapseID = notification.collapseID {
-            fields.append(APNSHeaderField("apns-collapse-id", collapseID, indexing: idIndexing))
+        forEachRegularHeader(
+            of: notification, authorization: bearerToken.map { "bearer " + $0 }, firstOnConnection: firstOnConnection
+        ) { name, value, indexing in
+            fields.append(APNSHeaderField(name, value, indexing: indexing))
         }
         return fields
+    }
+
+    /// The regular (non-pseudo) headers, in order, without building a list: the client's hot
+    /// path appends them straight into its HTTP/2 request.
+    ///
+    /// - Parameter authorization: the whole `authorization` value (`bearer <JWT>`), or nil.
+    @inlinable
+    public static func forEachRegularHeader(
+        of notification: APNSNotification,
+        authorization: String?,
+        firstOnConnection: Bool,
+        _ body: (_ name: String, _ value: String, _ indexing: APNSHeaderField.Indexing) -> Void
+    ) {
+        let idIndexing: APNSHeaderField.Indexing = firstOnConnection ? .incremental : .never
+        if let authorization {
+            body("authorization", authorization, .never)
+        }
+        body("apns-push-type", notification.pushType.rawValue, .never)
+        body("apns-topic", notification.topic, .never)
+        body("apns-priority", notification.priority.headerValue, .never)
+        body("apns-id", notification.apnsID, idIndexing)
+        if let expiration = notification.expiration {
+            body("apns-expiration", String(expiration), idIndexing)
+        }
+        if let collapseID = notification.collapseID {
+            body("apns-collapse-id", collapseID, idIndexing)
+        }
     }
 }
