@@ -29,6 +29,8 @@ case "serve":
     try await TransportBenchmark.serve(seconds: option("seconds", default: 30))
 case "apns":
     print(try await APNSBenchmark.run(arguments: arguments, count: option("count", default: 200_000), connections: option("connections", default: 4)))
+case "fuzz":
+    print(FuzzBenchmark.run(count: option("count", default: 1_000_000)))
 case "decode":
     print(DecodeBenchmark.run(iterations: option("iterations", default: 200_000)))
 default:

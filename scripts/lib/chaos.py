@@ -1,0 +1,443 @@
+"""Chaos scenarios for Pushline (scripts/chaos/all): each runs a campaign through the real pieces
+(embedded broker, mock APNs, the release worker binary), injects faults, and checks that every
+token ends with a final result. Prints one row per scenario and exits non-zero if any failed.
+
+usage: chaos.py [--only NAME[,NAME]] [--tokens N] [--soak-minutes M]
+"""
+import argparse
+import asyncio
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = os.path.join(ROOT, ".build/release/pushline")
+BENCH = os.path.join(ROOT, "bench/.build/release/pushline-bench")
+RUN = os.path.join(ROOT, ".run/chaos")
+TANSU = os.environ.get("PUSHLINE_TANSU", "")
+OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+processes = []
+
+
+def log(message):
+    print(f"chaos: {message}", flush=True)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_port(port, timeout=20):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"nothing listening on {port}")
+
+
+def start(args, log_path=None):
+    out = open(log_path, "w") if log_path else subprocess.DEVNULL
+    process = subprocess.Popen(args, stdout=out, stderr=out)
+    processes.append(process)
+    return process
+
+
+def stop(process, sig=signal.SIGTERM, timeout=40):
+    if process.poll() is None:
+        process.send_signal(sig)
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    return process.returncode
+
+
+class Proxy:
+    """A TCP proxy in front of the broker that can cut the network (close every connection and
+    refuse new ones) and restore it: a broker outage as the workers see it."""
+
+    def __init__(self, listen_port, target_port):
+        self.listen_port, self.target_port = listen_port, target_port
+        self.loop = asyncio.new_event_loop()
+        self.server = None
+        self.writers = set()
+        threading.Thread(target=self.loop.run_forever, daemon=True).start()
+        self.call(self._open())
+
+    def call(self, coroutine):
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(10)
+
+    async def _open(self):
+        self.server = await asyncio.start_server(self._client, "127.0.0.1", self.listen_port, reuse_address=True)
+
+    async def _pipe(self, reader, writer):
+        try:
+            while data := await reader.read(65536):
+                writer.write(data)
+                await writer.drain()
+        except Exception:
+            pass
+        finally:
+            writer.close()
+
+    async def _client(self, reader, writer):
+        try:
+            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
+        except OSError:
+            writer.close()
+            return
+        self.writers.update((writer, up_writer))
+        await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
+        self.writers.discard(writer)
+        self.writers.discard(up_writer)
+
+    async def _cut(self):
+        self.server.close()
+        await self.server.wait_closed()
+        for writer in list(self.writers):
+            writer.transport.abort()
+        self.writers.clear()
+
+    def cut(self):
+        self.call(self._cut())
+
+    def restore(self):
+        self.call(self._open())
+
+
+class Stack:
+    """Broker (behind the proxy), topics, signing key, mock APNs, config files, workers."""
+
+    def __init__(self, name, mock_flags, tokens, per_job=10, mock_running=True, partitions=4, proxy=False):
+        self.name = name
+        self.dir = os.path.join(RUN, name)
+        subprocess.run(["rm", "-rf", self.dir])
+        os.makedirs(self.dir, exist_ok=True)
+        broker_port = free_port()
+        self.client_port = free_port() if proxy else broker_port
+        url = f"tcp://127.0.0.1:{broker_port}"
+        advertised = f"tcp://127.0.0.1:{self.client_port}"
+        self.broker = start([TANSU, "broker", "--listener-url", url, "--advertised-listener-url", advertised,
+                             "--storage-engine", "memory://tansu/"], os.path.join(self.dir, "broker.log"))
+        wait_port(broker_port)
+        self.proxy = Proxy(self.client_port, broker_port) if proxy else None
+        for topic, count in (("jobs", partitions), ("results", 4), ("dlq", 1)):
+            subprocess.run([TANSU, "topic", "create", f"chaos.{topic}", "--partitions", str(count),
+                            "--broker", url], check=True, capture_output=True)
+        self.key = os.path.join(self.dir, "AuthKey.p8")
+        subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", self.key],
+                       check=True, capture_output=True)
+        os.chmod(self.key, 0o600)
+        subprocess.run(["openssl", "pkey", "-in", self.key, "-pubout", "-out", self.key + ".pub"], check=True, capture_output=True)
+        self.mock_port = free_port()
+        self.mock_flags = mock_flags
+        # Generate the mock's certificate once, so a mock started later is trusted with the same CA.
+        generator = start([BIN, "mock-apns", "--listen", f"127.0.0.1:{free_port()}", "--self-signed", self.dir + "/tls",
+                           "--log-level", "error"])
+        wait_port_file = os.path.join(self.dir, "tls", "server.key")
+        deadline = time.time() + 20
+        while not os.path.exists(wait_port_file) and time.time() < deadline:
+            time.sleep(0.1)
+        stop(generator)
+        self.mock = None
+        if mock_running:
+            self.start_mock()
+        self.workers = []
+        self.jobs, self.tokens = self.campaign(tokens, per_job)
+
+    def start_mock(self):
+        self.mock = start([BIN, "mock-apns", "--listen", f"127.0.0.1:{self.mock_port}", "--tls-cert", self.dir + "/tls/server.pem",
+                           "--tls-key", self.dir + "/tls/server.key", "--auth-key", f"CHAOSKEY01:CHAOSTEAM1:{self.key}.pub",
+                           "--stats-file", self.dir + "/mock-stats.json", "--log-level", "warning"] + self.mock_flags,
+                          os.path.join(self.dir, "mock.log"))
+        wait_port(self.mock_port)
+
+    def config(self, metrics_port, shutdown_ms=10000):
+        path = os.path.join(self.dir, f"worker-{metrics_port}.yaml")
+        with open(path, "w") as handle:
+            handle.write(f"""kafka:
+  brokers: "127.0.0.1:{self.client_port}"
+  group_id: "chaos-{self.name}"
+  jobs_topic: "chaos.jobs"
+  results_topic: "chaos.results"
+  dead_letter_topic: "chaos.dlq"
+  properties: {{session.timeout.ms: "6000", heartbeat.interval.ms: "1000"}}
+apns:
+  endpoint: "127.0.0.1:{self.mock_port}"
+  ca_file: "{self.dir}/tls/ca.pem"
+  request_timeout_ms: 3000
+apps:
+  default:
+    bundle_id: "com.example.app"
+    auth: {{type: "token", key_file: "{self.key}", key_id: "CHAOSKEY01", team_id: "CHAOSTEAM1"}}
+worker:
+  shutdown_timeout_ms: {shutdown_ms}
+metrics:
+  listen: "127.0.0.1:{metrics_port}"
+log:
+  level: "info"
+  format: "json"
+""")
+        return path
+
+    def campaign(self, tokens, per_job):
+        path = os.path.join(self.dir, "campaign.ndjson")
+        all_tokens = []
+        jobs = 0
+        with open(path, "w") as handle:
+            while len(all_tokens) < tokens:
+                batch = ["%056x%08x" % (jobs, i) for i in range(min(per_job, tokens - len(all_tokens)))]
+                all_tokens += batch
+                handle.write(json.dumps({"id": f"{self.name}-{jobs}", "tokens": batch,
+                                         "payload": {"aps": {"alert": "chaos"}}}, separators=(",", ":")) + "\n")
+                jobs += 1
+        subprocess.run([BIN, "enqueue", "--config", self.config(free_port()), "--file", path, "--quiet"], check=True)
+        return jobs, set(all_tokens)
+
+    def start_worker(self):
+        port = free_port()
+        worker = start([BIN, "run", "--config", self.config(port)], os.path.join(self.dir, f"worker-{port}.log"))
+        worker.metrics_port = port
+        self.workers.append(worker)
+        return worker
+
+    def results(self):
+        """Every delivery record on the results topic: (token -> count of final records)."""
+        from confluent_kafka import Consumer, TopicPartition
+        consumer = Consumer({"bootstrap.servers": f"127.0.0.1:{self.client_port}", "group.id": f"reader-{time.time()}",
+                             "enable.auto.commit": False, "log_level": 0})
+        consumer.assign([TopicPartition("chaos.results", p, 0) for p in range(4)])
+        counts, idle = {}, 0
+        while idle < 2:
+            messages = consumer.consume(10000, 1.0)
+            if not messages:
+                idle += 1
+                continue
+            idle = 0
+            for message in messages:
+                if message.error():
+                    continue
+                record = json.loads(message.value())
+                if record.get("type") == "delivery" and record.get("final"):
+                    counts[record["token"]] = counts.get(record["token"], 0) + 1
+        consumer.close()
+        return counts
+
+    def wait_all(self, timeout=300):
+        deadline = time.time() + timeout
+        counts = {}
+        while time.time() < deadline:
+            counts = self.results()
+            if self.tokens.issubset(counts.keys()):
+                break
+            time.sleep(2)
+        return counts
+
+    def delivered(self):
+        return sum(1 for _ in self.results())
+
+    def close(self):
+        for worker in self.workers:
+            stop(worker)
+        if self.mock:
+            stop(self.mock)
+        stop(self.broker)
+
+
+def verdict(name, stack, counts, extra=""):
+    missing = len(stack.tokens - counts.keys())
+    duplicates = sum(c - 1 for t, c in counts.items() if t in stack.tokens and c > 1)
+    ok = missing == 0
+    return {"scenario": name, "tokens": len(stack.tokens), "results": sum(counts.values()), "missing": missing,
+            "duplicates": duplicates, "verdict": "PASS" if ok else "FAIL", "note": extra}
+
+
+def wait_results(stack, at_least, timeout=120):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if len(stack.results()) >= at_least:
+            return
+        time.sleep(1)
+
+
+# About 1,000 notifications/s (4 connections x 10 streams / 40 ms): slow enough that faults land
+# in the middle of the campaign, not after it.
+SLOW = ["--max-streams", "10", "--latency-ms", "40"]
+
+
+def wait_ready(worker, timeout=60):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            if OPENER.open(f"http://127.0.0.1:{worker.metrics_port}/readyz", timeout=2).status == 200:
+                return
+        except Exception:
+            pass
+        time.sleep(0.2)
+
+
+def sent(worker):
+    try:
+        text = OPENER.open(f"http://127.0.0.1:{worker.metrics_port}/metrics", timeout=2).read().decode()
+    except Exception:
+        return 0
+    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines() if line.startswith("pushline_notifications_total{"))
+
+
+def scenario_kill3(tokens):
+    stack = Stack("kill3", SLOW, tokens)
+    try:
+        worker = stack.start_worker()
+        kills = []
+        for _ in range(3):
+            # Kill once this worker has sent 3,000 notifications: in the middle of its work (the
+            # slow mock gives about 1,000 a second).
+            deadline = time.time() + 90
+            while sent(worker) < 3000 and time.time() < deadline:
+                time.sleep(0.1)
+            kills.append(int(sent(worker)))
+            worker.send_signal(signal.SIGKILL)
+            worker.wait()
+            worker = stack.start_worker()
+        counts = stack.wait_all()
+        return verdict("worker SIGKILL x3, restarted", stack, counts, f"killed after {kills} notifications")
+    finally:
+        stack.close()
+
+
+def scenario_group(tokens):
+    stack = Stack("group", SLOW, tokens)
+    try:
+        first, second = stack.start_worker(), stack.start_worker()
+        deadline = time.time() + 90
+        while sent(first) < 2000 and time.time() < deadline:
+            time.sleep(0.1)
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+        while sent(second) < 4000 and time.time() < deadline + 60:
+            time.sleep(0.1)
+        stack.start_worker()
+        counts = stack.wait_all()
+        return verdict("two workers, one killed, a third joins", stack, counts)
+    finally:
+        stack.close()
+
+
+def scenario_broker_outage(tokens):
+    stack = Stack("outage", SLOW, tokens, proxy=True)
+    try:
+        worker = stack.start_worker()
+        deadline = time.time() + 90
+        while sent(worker) < 3000 and time.time() < deadline:
+            time.sleep(0.1)
+        stack.proxy.cut()
+        time.sleep(20)
+        stack.proxy.restore()
+        counts = stack.wait_all()
+        return verdict("broker unreachable for 20 s mid-run", stack, counts, "network cut by a proxy (memory storage)")
+    finally:
+        stack.close()
+
+
+def scenario_mock_chaos(tokens):
+    flags = ["--rate-503", "0.10", "--rate-429", "0.05", "--latency-ms", "1", "--jitter-ms", "40",
+             "--goaway-every", "300", "--close-every", "2000", "--limit-drop-every", "500", "--limit-drop-ms", "50"]
+    stack = Stack("mockchaos", flags, tokens)
+    try:
+        stack.start_worker()
+        counts = stack.wait_all()
+        stats = json.load(open(stack.dir + "/mock-stats.json")) if os.path.exists(stack.dir + "/mock-stats.json") else {}
+        return verdict("mock: 10% 503, 5% 429, jitter, GOAWAY/300, closes, limit drops", stack, counts,
+                       f"limit violations {stats.get('limit_violations', '?')}")
+    finally:
+        stack.close()
+
+
+def scenario_apns_down_at_start(tokens):
+    stack = Stack("apnsdown", [], tokens, mock_running=False)
+    try:
+        worker = stack.start_worker()
+        time.sleep(12)
+        try:
+            ready = OPENER.open(f"http://127.0.0.1:{worker.metrics_port}/readyz", timeout=2).status
+        except urllib.error.HTTPError as error:
+            ready = error.code
+        early = len(stack.results())
+        stack.start_mock()
+        counts = stack.wait_all()
+        ok_before = ready == 503 and early == 0
+        result = verdict("APNs unreachable at start, then up", stack, counts,
+                         f"/readyz {ready} and {early} results while down")
+        if not ok_before:
+            result["verdict"] = "FAIL"
+        return result
+    finally:
+        stack.close()
+
+
+def scenario_fuzz(count):
+    output = subprocess.run([BENCH, "fuzz", "--count", str(count)], capture_output=True, text=True, timeout=900)
+    result = json.loads(output.stdout) if output.returncode == 0 else {}
+    ok = (output.returncode == 0 and result.get("decoded", 0) + result.get("rejected", 0) == count
+          and result.get("rejected_without_reason", 1) == 0)
+    return {"scenario": f"decoder fuzz: {count:,} mutated jobs", "tokens": count,
+            "results": result.get("decoded", 0) + result.get("rejected", 0), "missing": count - result.get("decoded", 0) - result.get("rejected", 0),
+            "duplicates": 0, "verdict": "PASS" if ok else "FAIL",
+            "note": f"{result.get('rejected', '?')} rejected with a reason, {result.get('decoded', '?')} decoded, {result.get('seconds', '?')} s"}
+
+
+SCENARIOS = {
+    "kill3": scenario_kill3,
+    "group": scenario_group,
+    "outage": scenario_broker_outage,
+    "mockchaos": scenario_mock_chaos,
+    "apnsdown": scenario_apns_down_at_start,
+}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--only", default="")
+    parser.add_argument("--tokens", type=int, default=20000)
+    parser.add_argument("--fuzz", type=int, default=1_000_000)
+    options = parser.parse_args()
+    chosen = [name for name in list(SCENARIOS) + ["fuzz"] if not options.only or name in options.only.split(",")]
+    rows = []
+    for name in chosen:
+        log(f"scenario {name}")
+        try:
+            row = scenario_fuzz(options.fuzz) if name == "fuzz" else SCENARIOS[name](options.tokens)
+        except Exception as error:
+            row = {"scenario": name, "tokens": 0, "results": 0, "missing": "?", "duplicates": "?", "verdict": "FAIL",
+                   "note": f"error: {error}"}
+        log(f"  {row}")
+        rows.append(row)
+    for process in processes:
+        if process.poll() is None:
+            process.kill()
+    print()
+    print(f"{'scenario':<62}{'tokens':>9}{'results':>9}{'missing':>9}{'dups':>7}  verdict")
+    for row in rows:
+        print(f"{row['scenario']:<62}{row['tokens']:>9}{row['results']:>9}{row['missing']:>9}{row['duplicates']:>7}  {row['verdict']}"
+              + (f"  ({row['note']})" if row.get("note") else ""))
+    with open(os.path.join(RUN, "results.json"), "w") as handle:
+        json.dump(rows, handle, indent=2)
+    sys.exit(0 if all(row["verdict"] == "PASS" for row in rows) else 1)
+
+
+if __name__ == "__main__":
+    os.makedirs(RUN, exist_ok=True)
+    main()
