@@ -1,3 +1,4 @@
+import Foundation
 import APNSCore
 import Testing
 
@@ -125,6 +126,46 @@ import Testing
         }
         #expect(decoded + rejected == 20_000)
         #expect(rejected > 0)
+    }
+}
+
+/// The CI fuzz budget: mutated records for `PUSHLINE_FUZZ_SECONDS` (default 30), from a seed that
+/// changes per run (printed, so a failure can be replayed). A duration-bounded search, not a timed
+/// test: nothing here asserts on time.
+@Suite struct JobDecoderFuzzTests {
+    @Test func thirtySecondsOfMutatedRecords() {
+        let seconds = Int(ProcessInfo.processInfo.environment["PUSHLINE_FUZZ_SECONDS"] ?? "") ?? 30
+        let seed = UInt64(ProcessInfo.processInfo.environment["PUSHLINE_FUZZ_SEED"] ?? "") ?? UInt64.random(in: 1...UInt64.max)
+        print("decoder fuzz: seed \(seed), \(seconds) s")
+        let decoder = JobDecoder(bundleIDs: ["default": "com.example.app"])
+        var generator = SplitMix64(seed: seed)
+        let seeds = [
+            #"{"id":"c1","tokens":["abababababababababababababababababababababababababababababababab","00ff"],"priority":10,"payload":{"aps":{"alert":"hi","n":[1,2.5e3,null,true]}}}"#,
+            #"{"id":"c2","token":"cdcd","push_type":"voip","expiration":0,"collapse_id":"x","deadline":"2030-01-01T00:00:00Z","payload":{"aps":{}}}"#,
+        ].map { Array($0.utf8) }
+        let fragments = ["{", "}", "[", "]", "\"", "\\", ",", ":", "null", "1e999", "\\u0000", "\\ud800"].map { Array($0.utf8) }
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        var inputs = 0
+        var reasonless = 0
+        while ContinuousClock.now < deadline {
+            for _ in 0..<1000 {
+                var record = seeds[inputs % seeds.count]
+                for _ in 0..<Int(generator.next() % 6 + 1) {
+                    let position = record.isEmpty ? 0 : Int(generator.next() % UInt64(record.count))
+                    switch generator.next() % 4 {
+                    case 0 where !record.isEmpty: record[position] = UInt8(truncatingIfNeeded: generator.next())
+                    case 1 where !record.isEmpty: record.remove(at: position)
+                    case 2: record.insert(UInt8(truncatingIfNeeded: generator.next()), at: position)
+                    default: record.insert(contentsOf: fragments[Int(generator.next() % UInt64(fragments.count))], at: position)
+                    }
+                }
+                if case .failure(let rejection) = decoder.decode(record), rejection.detail.isEmpty { reasonless += 1 }
+                inputs += 1
+            }
+        }
+        print("decoder fuzz: \(inputs) inputs, every one decoded or rejected")
+        #expect(reasonless == 0)
+        #expect(inputs > 0)
     }
 }
 

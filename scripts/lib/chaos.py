@@ -194,6 +194,8 @@ log:
         return path
 
     def campaign(self, tokens, per_job):
+        if tokens == 0:
+            return 0, set()
         path = os.path.join(self.dir, "campaign.ndjson")
         all_tokens = []
         jobs = 0
@@ -399,6 +401,98 @@ def scenario_fuzz(count):
             "note": f"{result.get('rejected', '?')} rejected with a reason, {result.get('decoded', '?')} decoded, {result.get('seconds', '?')} s"}
 
 
+def rss_and_fds(pid):
+    rss = 0
+    with open(f"/proc/{pid}/status") as handle:
+        for line in handle:
+            if line.startswith("VmRSS:"):
+                rss = int(line.split()[1]) * 1024
+    return rss, len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def histogram_p99(port, base="pushline_end_to_end_latency_seconds"):
+    """Cumulative (le, count) buckets of a histogram from /metrics."""
+    try:
+        text = OPENER.open(f"http://127.0.0.1:{port}/metrics", timeout=2).read().decode()
+    except Exception:
+        return {}
+    buckets = {}
+    for line in text.splitlines():
+        if line.startswith(base + "_bucket{"):
+            le = line.split('le="', 1)[1].split('"', 1)[0]
+            buckets[float("inf") if le == "+Inf" else float(le)] = buckets.get(le, 0) + float(line.rsplit(" ", 1)[1])
+    return buckets
+
+
+def quantile_between(before, after, fraction=0.99):
+    deltas = sorted((le, after.get(le, 0) - before.get(le, 0)) for le in after)
+    total = deltas[-1][1] if deltas else 0
+    for le, count in deltas:
+        if count >= fraction * total and total > 0:
+            return le
+    return None
+
+
+def scenario_soak(minutes, rate):
+    """Jobs of 100 tokens produced at `rate` tokens/s for `minutes`; the worker's RSS, open
+    descriptors, in-flight count and p99 sampled every 30 s must stay flat."""
+    from confluent_kafka import Producer
+    stack = Stack("soak", [], 0)
+    try:
+        worker = stack.start_worker()
+        wait_ready(worker)
+        producer = Producer({"bootstrap.servers": f"127.0.0.1:{stack.client_port}", "linger.ms": 20, "log_level": 0})
+        payload = {"aps": {"alert": {"title": "Soak", "body": "steady"}}}
+        jobs_per_second = max(1, rate // 100)
+        start_time = time.time()
+        job = 0
+        samples = []
+        last_sample = start_time - 30
+        histogram_before = histogram_p99(worker.metrics_port)
+        while time.time() - start_time < minutes * 60:
+            second = time.time()
+            for _ in range(jobs_per_second):
+                tokens = ["%056x%08x" % (job, i) for i in range(100)]
+                stack.tokens.update(tokens)
+                producer.produce("chaos.jobs", key=f"soak-{job}",
+                                 value=json.dumps({"id": f"soak-{job}", "tokens": tokens, "payload": payload}, separators=(",", ":")))
+                job += 1
+            producer.poll(0)
+            if second - last_sample >= 30:
+                last_sample = second
+                rss, fds = rss_and_fds(worker.pid)
+                histogram_after = histogram_p99(worker.metrics_port)
+                p99 = quantile_between(histogram_before, histogram_after)
+                histogram_before = histogram_after
+                samples.append({"t": int(second - start_time), "rss_mb": round(rss / 2**20, 1), "fds": fds,
+                                "inflight": int(sent_gauge(worker, "pushline_inflight_notifications")), "p99_s": p99})
+                log(f"  soak {samples[-1]}")
+            time.sleep(max(0, 1 - (time.time() - second)))
+        producer.flush(60)
+        counts = stack.wait_all(timeout=600)
+        first, last = samples[1] if len(samples) > 1 else samples[0], samples[-1]
+        flat = (last["rss_mb"] <= first["rss_mb"] * 1.25 + 20 and abs(last["fds"] - first["fds"]) <= 8
+                and (last["p99_s"] or 0) <= 2 * max(first["p99_s"] or 0.001, 0.05))
+        result = verdict(f"soak: {rate:,} tokens/s for {minutes} min", stack, counts,
+                         f"RSS {first['rss_mb']} -> {last['rss_mb']} MB, fds {first['fds']} -> {last['fds']}, "
+                         f"p99 {first['p99_s']} -> {last['p99_s']} s")
+        if not flat:
+            result["verdict"] = "FAIL"
+        with open(os.path.join(stack.dir, "samples.json"), "w") as handle:
+            json.dump(samples, handle, indent=2)
+        return result
+    finally:
+        stack.close()
+
+
+def sent_gauge(worker, name):
+    try:
+        text = OPENER.open(f"http://127.0.0.1:{worker.metrics_port}/metrics", timeout=2).read().decode()
+    except Exception:
+        return 0
+    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines() if line.startswith(name + " ") or line.startswith(name + "{"))
+
+
 SCENARIOS = {
     "kill3": scenario_kill3,
     "group": scenario_group,
@@ -413,13 +507,20 @@ def main():
     parser.add_argument("--only", default="")
     parser.add_argument("--tokens", type=int, default=20000)
     parser.add_argument("--fuzz", type=int, default=1_000_000)
+    parser.add_argument("--soak-minutes", type=int, default=10)
+    parser.add_argument("--soak-rate", type=int, default=30_000, help="tokens/s; about half of what scripts/bench measured")
     options = parser.parse_args()
-    chosen = [name for name in list(SCENARIOS) + ["fuzz"] if not options.only or name in options.only.split(",")]
+    chosen = [name for name in list(SCENARIOS) + ["fuzz", "soak"] if not options.only or name in options.only.split(",")]
     rows = []
     for name in chosen:
         log(f"scenario {name}")
         try:
-            row = scenario_fuzz(options.fuzz) if name == "fuzz" else SCENARIOS[name](options.tokens)
+            if name == "fuzz":
+                row = scenario_fuzz(options.fuzz)
+            elif name == "soak":
+                row = scenario_soak(options.soak_minutes, options.soak_rate)
+            else:
+                row = SCENARIOS[name](options.tokens)
         except Exception as error:
             row = {"scenario": name, "tokens": 0, "results": 0, "missing": "?", "duplicates": "?", "verdict": "FAIL",
                    "note": f"error: {error}"}
