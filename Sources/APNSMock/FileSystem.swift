@@ -45,23 +45,6 @@ enum FileSystem {
             throw Failure(description: "cannot rename to '\(path)': \(String(cString: strerror(errno)))")
         }
     }
-
-    static func readLines(_ path: String) throws -> [String] {
-        guard let file = fopen(path, "r") else {
-            throw Failure(description: "cannot read '\(path)': \(String(cString: strerror(errno)))")
-        }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let n = fread(&chunk, 1, chunk.count, file)
-            if n == 0 { break }
-            bytes.append(contentsOf: chunk[0..<n])
-        }
-        return String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline).map {
-            String($0).trimmingSpaces()
-        }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
-    }
 }
 
 extension String {
