@@ -11,7 +11,7 @@ final class MockConnection: HTTP2ServerDelegate {
     private let shared: MockShared
     private let channel: any Channel
     let id: Int
-    private var random: MockRandom
+    private var random: SplitMix64
 
     /// The limit this connection advertises when not dropped: 1 until a valid token succeeded.
     private var limit: UInt32
@@ -32,7 +32,7 @@ final class MockConnection: HTTP2ServerDelegate {
         self.shared = shared
         self.channel = channel
         self.id = shared.nextConnectionID()
-        self.random = MockRandom(seed: shared.configuration.seed &+ UInt64(id) &* 0x2545_F491_4F6C_DD1D)
+        self.random = SplitMix64(seed: shared.configuration.seed &+ UInt64(id) &* 0x2545_F491_4F6C_DD1D)
         self.limit = shared.configuration.tokenAuth ? 1 : UInt32(shared.configuration.maxStreams)
         shared.stats.connectionOpened()
         shared.stats.advertised(limit: Int(limit))

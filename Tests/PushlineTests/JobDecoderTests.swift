@@ -109,16 +109,7 @@ import Testing
         var decoded = 0
         var rejected = 0
         for _ in 0..<20_000 {
-            var record = seed
-            for _ in 0..<Int(generator.next() % 4 + 1) {
-                let position = Int(generator.next() % UInt64(record.count))
-                switch generator.next() % 3 {
-                case 0: record[position] = UInt8(truncatingIfNeeded: generator.next())
-                case 1: record.remove(at: position)
-                default: record.insert(UInt8(truncatingIfNeeded: generator.next()), at: position)
-                }
-                if record.isEmpty { record = [0] }
-            }
+            let record = mutate(seed, using: &generator, fragments: [])
             switch decoder.decode(record) {
             case .success: decoded += 1
             case .failure(let rejection): rejected += 1; #expect(!rejection.detail.isEmpty)
@@ -149,16 +140,7 @@ import Testing
         var reasonless = 0
         while ContinuousClock.now < deadline {
             for _ in 0..<1000 {
-                var record = seeds[inputs % seeds.count]
-                for _ in 0..<Int(generator.next() % 6 + 1) {
-                    let position = record.isEmpty ? 0 : Int(generator.next() % UInt64(record.count))
-                    switch generator.next() % 4 {
-                    case 0 where !record.isEmpty: record[position] = UInt8(truncatingIfNeeded: generator.next())
-                    case 1 where !record.isEmpty: record.remove(at: position)
-                    case 2: record.insert(UInt8(truncatingIfNeeded: generator.next()), at: position)
-                    default: record.insert(contentsOf: fragments[Int(generator.next() % UInt64(fragments.count))], at: position)
-                    }
-                }
+                let record = mutate(seeds[inputs % seeds.count], using: &generator, fragments: fragments)
                 if case .failure(let rejection) = decoder.decode(record), rejection.detail.isEmpty { reasonless += 1 }
                 inputs += 1
             }
@@ -169,15 +151,19 @@ import Testing
     }
 }
 
-/// A small deterministic generator for reproducible fuzzing.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+/// One to six mutations of `record`: a byte replaced, removed or inserted, or (when `fragments` are
+/// given) a JSON fragment spliced in.
+func mutate(_ record: [UInt8], using generator: inout SplitMix64, fragments: [[UInt8]]) -> [UInt8] {
+    var record = record
+    let kinds: UInt64 = fragments.isEmpty ? 3 : 4
+    for _ in 0..<Int(generator.next() % 6 + 1) {
+        let position = record.isEmpty ? 0 : Int(generator.next() % UInt64(record.count))
+        switch generator.next() % kinds {
+        case 0 where !record.isEmpty: record[position] = UInt8(truncatingIfNeeded: generator.next())
+        case 1 where !record.isEmpty: record.remove(at: position)
+        case 3: record.insert(contentsOf: fragments[Int(generator.next() % UInt64(fragments.count))], at: position)
+        default: record.insert(UInt8(truncatingIfNeeded: generator.next()), at: position)
+        }
     }
+    return record
 }

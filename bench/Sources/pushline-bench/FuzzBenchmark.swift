@@ -6,17 +6,6 @@ import Pushline
 /// insertions, splices of JSON fragments) of a few seed jobs. Every input must be decoded or
 /// rejected with a reason; a crash or a hang ends the process, which the caller sees.
 enum FuzzBenchmark {
-    struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let seeds: [[UInt8]] = [
         #"{"id":"c1","tokens":["\#(String(repeating: "ab", count: 32))","00ff"],"priority":10,"payload":{"aps":{"alert":"hi","n":[1,2.5e3,null,true]}}}"#,
         #"{"id":"c2","token":"\#(String(repeating: "cd", count: 32))","push_type":"voip","expiration":0,"collapse_id":"x","deadline":"2030-01-01T00:00:00Z","payload":{"aps":{}}}"#,
@@ -27,7 +16,7 @@ enum FuzzBenchmark {
 
     static func run(count: Int) -> String {
         let decoder = JobDecoder(bundleIDs: ["default": "com.example.app"])
-        var generator = Generator(state: 0x5eed_f00d)
+        var generator = SplitMix64(seed: 0x5eed_f00d)
         var decoded = 0
         var rejected = 0
         var emptyReason = 0

@@ -1,13 +1,13 @@
-/// SplitMix64: a small, fast, seedable generator, so a chaos run can be repeated exactly
-/// (per connection: the mock's seed mixed with the connection number).
-struct MockRandom: RandomNumberGenerator {
+/// SplitMix64: a small, fast, seedable generator, so a run that uses randomness (the mock's
+/// chaos and jitter, fuzzing) can be repeated exactly from its seed.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    init(seed: UInt64) {
+    public init(seed: UInt64) {
         state = seed
     }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -16,7 +16,7 @@ struct MockRandom: RandomNumberGenerator {
     }
 
     /// Uniform in 0..<1.
-    mutating func unit() -> Double {
+    public mutating func unit() -> Double {
         Double(next() >> 11) / Double(1 << 53)
     }
 }
