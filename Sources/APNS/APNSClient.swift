@@ -100,20 +100,7 @@ public final class APNSClient: Sendable {
 
     private func expireQueued() {
         let now = ContinuousClock.now
-        let expired: [PendingRequest] = state.withLock { state in
-            guard state.queue.contains(where: { $0.options.deadline.map { $0 <= now } ?? false }) else { return [] }
-            var expired: [PendingRequest] = []
-            var kept = CircularBuffer<PendingRequest>(initialCapacity: state.queue.count)
-            for request in state.queue {
-                if let deadline = request.options.deadline, deadline <= now {
-                    expired.append(request)
-                } else {
-                    kept.append(request)
-                }
-            }
-            if !expired.isEmpty { state.queue = kept }
-            return expired
-        }
+        let expired = state.withLock { $0.removeExpired(now: now) }
         for request in expired {
             request.finish(noResponse: .expired)
         }
@@ -126,7 +113,7 @@ public final class APNSClient: Sendable {
         options: APNSSendOptions = APNSSendOptions(),
         completion: @escaping @Sendable (APNSOutcome) -> Void
     ) {
-        enqueue([PendingRequest(notification: notification, options: options, completion: completion)])
+        enqueue([PendingRequest(notification: notification, options: options, index: 0) { _, outcome in completion(outcome) }])
     }
 
     /// Sends many notifications in one hand-over (one lock, one hop per connection).
@@ -143,7 +130,8 @@ public final class APNSClient: Sendable {
                 bodySource = notification.payload
                 body = ByteBuffer(bytes: bodySource)
             }
-            return PendingRequest(notification: notification, options: options, body: body) { completion(index, $0) }
+            // One completion closure for the whole batch; each request carries its index.
+            return PendingRequest(notification: notification, options: options, body: body, index: index, completion: completion)
         }
         enqueue(requests)
     }
@@ -164,8 +152,7 @@ public final class APNSClient: Sendable {
         let queued: [PendingRequest] = state.withLock { state in
             state.isShutDown = true
             for slot in state.lifecycles.indices { _ = state.lifecycles[slot].shutDown() }
-            defer { state.queue.removeAll() }
-            return Array(state.queue)
+            return state.removeAllQueued()
         }
         for request in queued { request.finish(noResponse: .connection) }
         await withTaskGroup(of: Void.self) { tasks in
@@ -224,11 +211,7 @@ public final class APNSClient: Sendable {
                 accepted = Array(requests.prefix(max(0, room)))
                 rejected = Array(requests.dropFirst(max(0, room)))
             }
-            if atFront {
-                state.queue.prepend(contentsOf: accepted)
-            } else {
-                state.queue.append(contentsOf: accepted)
-            }
+            state.enqueue(accepted, atFront: atFront)
             return state.drain()
         }
         for request in rejected { request.finish(noResponse: .connection) }
@@ -261,15 +244,9 @@ public final class APNSClient: Sendable {
     func unreserve(slot: Int, requeue requests: [PendingRequest]) {
         let assignments: PoolState.Assignments = state.withLock { state in
             for _ in requests { state.capacities[slot].release() }
-            state.queue.prepend(contentsOf: requests)
+            state.enqueue(requests, atFront: true)
             return state.drain()
         }
         dispatch(assignments)
-    }
-}
-
-extension CircularBuffer {
-    mutating func prepend(contentsOf elements: [Element]) {
-        for element in elements.reversed() { self.prepend(element) }
     }
 }

@@ -10,7 +10,9 @@ final class PendingRequest: @unchecked Sendable {
     let notification: APNSNotification
     let body: ByteBuffer
     let options: APNSSendOptions
-    let completion: @Sendable (APNSOutcome) -> Void
+    /// The request's position in the batch it was sent with, passed to `completion`.
+    let index: Int
+    let completion: @Sendable (Int, APNSOutcome) -> Void
     let created: ContinuousClock.Instant
     /// Attempts that counted toward `maxAttempts`.
     var attempts = 0
@@ -18,8 +20,10 @@ final class PendingRequest: @unchecked Sendable {
     var freeResends = 0
     /// The provider token sent on the current attempt.
     var bearerToken: String?
-    /// The stream on the current connection, and when it times out (checked by the connection's
-    /// sweep: one timer per connection, not one per request).
+    /// How many times the request was submitted on a stream (attempts and free resends).
+    var sends = 0
+    /// The stream on the current connection while it is open (nil otherwise), and when it times
+    /// out (checked by the connection's sweep: one timer per connection, not one per request).
     var streamID: Int32?
     var deadline: ContinuousClock.Instant?
     var timedOut = false
@@ -36,8 +40,10 @@ final class PendingRequest: @unchecked Sendable {
         notification: APNSNotification,
         options: APNSSendOptions,
         body: ByteBuffer? = nil,
-        completion: @escaping @Sendable (APNSOutcome) -> Void
+        index: Int,
+        completion: @escaping @Sendable (Int, APNSOutcome) -> Void
     ) {
+        self.index = index
         self.notification = notification
         self.body = body ?? ByteBuffer(bytes: notification.payload)
         self.options = options
@@ -51,10 +57,10 @@ final class PendingRequest: @unchecked Sendable {
     }
 
     func finish(response: APNSResponse) {
-        completion(APNSOutcome(response: response, attempts: attempts, latencyMilliseconds: elapsedMilliseconds))
+        completion(index, APNSOutcome(response: response, attempts: attempts, latencyMilliseconds: elapsedMilliseconds))
     }
 
     func finish(noResponse: APNSOutcome.NoResponse) {
-        completion(APNSOutcome(noResponse: noResponse, attempts: attempts, latencyMilliseconds: elapsedMilliseconds))
+        completion(index, APNSOutcome(noResponse: noResponse, attempts: attempts, latencyMilliseconds: elapsedMilliseconds))
     }
 }

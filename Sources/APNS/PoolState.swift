@@ -5,12 +5,59 @@ import NIOCore
 struct PoolState {
     var lifecycles: [ConnectionLifecycle]
     var capacities: [StreamCapacity]
-    var queue = CircularBuffer<PendingRequest>(initialCapacity: 1024)
+    private(set) var queue = CircularBuffer<PendingRequest>(initialCapacity: 1024)
+    /// Queued requests that carry a deadline: when none does, the expiry sweep has nothing to
+    /// look at (and does not walk a queue of thousands ten times a second).
+    private(set) var queuedWithDeadline = 0
     var isShutDown = false
 
     init(connections: Int, configuredCap: Int, tokenAuth: Bool) {
         lifecycles = Array(repeating: ConnectionLifecycle(), count: connections)
         capacities = Array(repeating: StreamCapacity(configuredCap: configuredCap, tokenAuth: tokenAuth), count: connections)
+    }
+
+    /// Adds requests to the back of the queue (new work) or the front (resends, which keep their turn).
+    mutating func enqueue(_ requests: some Collection<PendingRequest>, atFront: Bool = false) {
+        for request in requests where request.options.deadline != nil { queuedWithDeadline += 1 }
+        if atFront {
+            for request in requests.reversed() { queue.prepend(request) }
+        } else {
+            queue.append(contentsOf: requests)
+        }
+    }
+
+    /// Removes and returns the queued requests whose deadline is at or before `now`.
+    mutating func removeExpired(now: ContinuousClock.Instant) -> [PendingRequest] {
+        guard queuedWithDeadline > 0,
+            queue.contains(where: { $0.options.deadline.map { $0 <= now } ?? false })
+        else { return [] }
+        var expired: [PendingRequest] = []
+        var kept = CircularBuffer<PendingRequest>(initialCapacity: queue.count)
+        for request in queue {
+            if let deadline = request.options.deadline, deadline <= now {
+                expired.append(request)
+            } else {
+                kept.append(request)
+            }
+        }
+        queue = kept
+        queuedWithDeadline -= expired.count
+        return expired
+    }
+
+    /// Empties the queue, returning what it held.
+    mutating func removeAllQueued() -> [PendingRequest] {
+        defer {
+            queue.removeAll()
+            queuedWithDeadline = 0
+        }
+        return Array(queue)
+    }
+
+    private mutating func dequeue() -> PendingRequest {
+        let request = queue.removeFirst()
+        if request.options.deadline != nil { queuedWithDeadline -= 1 }
+        return request
     }
 
     /// Requests assigned to a connection, each with a reserved stream slot.
@@ -41,7 +88,7 @@ struct PoolState {
                 }
             }
             guard capacities[best].reserve() else { break }
-            batches[best].append(queue.removeFirst())
+            batches[best].append(dequeue())
             assigned += 1
         }
         guard assigned > 0 else { return [] }

@@ -20,9 +20,15 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
     private var pingTask: RepeatedTask?
     private var pingDeadline: Scheduled<Void>?
     private var reconnectTask: Scheduled<Void>?
-    /// Requests with an open stream on this connection, by stream id, for the deadline sweep.
-    private var inFlight: [Int32: PendingRequest] = [:]
+    /// Requests with an open stream on this connection in the order they were sent, for the
+    /// deadline sweep. Every request gets the same timeout, so the oldest is the first to expire;
+    /// entries of requests that already ended are dropped when they reach the front.
+    private var sent = SendOrder()
     private var sweepTask: RepeatedTask?
+    /// Streams that ended since the pool's counts were last updated: released in one go per
+    /// event-loop batch instead of one pool lock per response.
+    private var finishedStreams = 0
+    private var anyFinishedSucceeded = false
     private var shutDown = false
     private var random = SystemRandomNumberGenerator()
 
@@ -95,13 +101,8 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
     private func startSweeping() {
         sweepTask?.cancel()
         sweepTask = eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(50), delay: .milliseconds(50)) { [weak self] _ in
-            guard let self, let handler = self.handler, !self.inFlight.isEmpty else { return }
-            let now = ContinuousClock.now
-            var expired: [(Int32, PendingRequest)] = []
-            for (streamID, request) in self.inFlight where request.deadline.map({ $0 <= now }) ?? false {
-                expired.append((streamID, request))
-            }
-            for (streamID, request) in expired {
+            guard let self, let handler = self.handler else { return }
+            for (streamID, request) in self.sent.expired(now: .now) {
                 request.timedOut = true
                 handler.cancel(streamID: streamID)
             }
@@ -156,7 +157,7 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
         let endpoint = client.configuration.endpoint
         for request in requests {
             if let deadline = request.options.deadline, ContinuousClock.now >= deadline {
-                release(success: false)
+                finishedStreams += 1
                 request.finish(noResponse: .expired)
                 continue
             }
@@ -166,7 +167,7 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
                     bearer = try request.bearerToken ?? tokens.token()
                 } catch {
                     client.logger.error("cannot sign a provider token", metadata: ["error": "\(error)"])
-                    release(success: false)
+                    finishedStreams += 1
                     request.finish(noResponse: .connection)
                     continue
                 }
@@ -189,29 +190,40 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
             let now = ContinuousClock.now
             request.sentAt = now
             if request.firstSentAt == nil { request.firstSentAt = now }
-            let promise = eventLoop.makePromise(of: HTTP2Response.self)
-            promise.futureResult.whenComplete { [self] result in
-                completed(request, result)
+            let streamID: Int32
+            do {
+                streamID = try handler.submit(http2Request, tag: request)
+            } catch {
+                // Not sent (the connection is going away): it goes again elsewhere.
+                completed(request, .failure(error))
+                continue
             }
-            guard let streamID = handler.submit(http2Request, promise: promise) else { continue }
+            request.sends += 1
             request.streamID = streamID
-            request.deadline = now + client.configuration.requestTimeout
-            inFlight[streamID] = request
+            let deadline = now + client.configuration.requestTimeout
+            request.deadline = deadline
+            sent.append(request, streamID: streamID, deadline: deadline)
         }
+        releaseFinishedStreams()
     }
 
-    private func release(success: Bool) {
-        guard let client else { return }
+    /// Gives the pool back the stream slots of the requests that ended since the last call, with
+    /// one lock, and lets it hand out what fits.
+    private func releaseFinishedStreams() {
+        guard finishedStreams > 0, let client else { return }
+        let released = finishedStreams
+        let succeeded = anyFinishedSucceeded
+        finishedStreams = 0
+        anyFinishedSucceeded = false
         let action = client.withState { state -> ConnectionLifecycle.Action in
-            state.capacities[slot].release()
-            if success { state.capacities[slot].succeeded() }
+            for _ in 0..<released { state.capacities[slot].release() }
+            if succeeded { state.capacities[slot].succeeded() }
             return state.lifecycles[slot].streamClosed(openStreams: state.capacities[slot].reserved)
         }
         perform(action)
     }
 
-    private func completed(_ request: PendingRequest, _ result: Result<HTTP2Response, any Error>) {
-        if let streamID = request.streamID { inFlight[streamID] = nil }
+    private func completed(_ request: PendingRequest, _ result: Result<HTTP2Response, HTTP2StreamError>) {
         request.deadline = nil
         request.streamID = nil
         guard let client else { return }
@@ -221,7 +233,8 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
             // Any answer but an authentication failure proves the provider token: the connection
             // stops probing with one stream (a 410 or a 400 is as good as a 200 for that).
             let status = http2Response.status
-            release(success: status < 500 && status != 403 && status != 429)
+            finishedStreams += 1
+            if status < 500 && status != 403 && status != 429 { anyFinishedSucceeded = true }
             var body: [UInt8] = []
             if let buffer = http2Response.body { body = Array(buffer.readableBytesView) }
             let response = APNSResponse(
@@ -234,10 +247,10 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
                 latencyNanoseconds: latency.components.seconds * 1_000_000_000 + latency.components.attoseconds / 1_000_000_000)
             handle(request, response: response)
         case .failure(let error):
-            release(success: false)
+            finishedStreams += 1
             if request.timedOut {
                 retry(request, kind: .transport, final: { $0.finish(noResponse: .timeout) })
-            } else if let streamError = error as? HTTP2StreamError, streamError.isUnprocessed {
+            } else if error.isUnprocessed {
                 resendFree(request)
             } else {
                 retry(request, kind: .transport, final: { $0.finish(noResponse: .connection) })
@@ -309,6 +322,14 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
 
     // MARK: HTTP2ClientDelegate
 
+    func http2Client(_ client: HTTP2ClientHandler, completed tag: AnyObject, result: Result<HTTP2Response, HTTP2StreamError>) {
+        completed(unsafeDowncast(tag, to: PendingRequest.self), result)
+    }
+
+    func http2ClientStreamsFinished(_ client: HTTP2ClientHandler) {
+        releaseFinishedStreams()
+    }
+
     func http2Client(_ client: HTTP2ClientHandler, peerMaxConcurrentStreamsChanged value: Int) {
         self.client?.withState { $0.capacities[slot].peerLimitChanged(value) }
     }
@@ -321,6 +342,7 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
     }
 
     func http2ClientClosed(_ client: HTTP2ClientHandler) {
+        sent.removeAll()
         channel = nil
         handler = nil
         stopPinging()

@@ -7,6 +7,24 @@ public enum JSONString {
     /// Appends `value` as a quoted JSON string to `bytes`.
     public static func append(_ value: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
+        // Most values (tokens, ids, reasons) need no escape: copy them in one go.
+        let copied = value.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+            guard !utf8.contains(where: needsEscape) else { return false }
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        if copied != true {
+            appendEscaped(value, to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    @inline(__always)
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    }
+
+    private static func appendEscaped(_ value: String, to bytes: inout [UInt8]) {
         for byte in value.utf8 {
             switch byte {
             case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
@@ -22,7 +40,6 @@ public enum JSONString {
                 bytes.append(byte)
             }
         }
-        bytes.append(UInt8(ascii: "\""))
     }
 
     /// `value` as a quoted JSON string.

@@ -3,7 +3,14 @@ import NIOCore
 /// One client stream between submit and completion: the request body still to send and the
 /// response being assembled.
 struct ClientStream {
-    var promise: EventLoopPromise<HTTP2Response>
+    /// Who hears of the outcome: a promise, or the delegate with the submitter's tag (no promise,
+    /// no callback closure: the cheaper path for a pool that already keeps a request object).
+    enum Completion {
+        case promise(EventLoopPromise<HTTP2Response>)
+        case tag(AnyObject)
+    }
+
+    var completion: Completion
     var requestBody: ByteBuffer?
     var headersSent = false
     var responseEnded = false
@@ -11,8 +18,8 @@ struct ClientStream {
     var headers: [HTTP2Header] = []
     var body: ByteBuffer?
 
-    init(promise: EventLoopPromise<HTTP2Response>, requestBody: ByteBuffer?) {
-        self.promise = promise
+    init(completion: Completion, requestBody: ByteBuffer?) {
+        self.completion = completion
         self.requestBody = requestBody
     }
 

@@ -6,8 +6,12 @@ import NIOCore
 public protocol HTTP2ClientDelegate: AnyObject {
     /// The peer's SETTINGS_MAX_CONCURRENT_STREAMS took a new value (also on its first SETTINGS).
     func http2Client(_ client: HTTP2ClientHandler, peerMaxConcurrentStreamsChanged value: Int)
-    /// Streams finished in the last read or write batch and `availableStreams` is above zero.
-    func http2ClientStreamCapacityAvailable(_ client: HTTP2ClientHandler)
+    /// A stream submitted with `submit(_:tag:)` ended: its response, or why it has none.
+    /// Called once per such stream, in the order the streams ended.
+    func http2Client(_ client: HTTP2ClientHandler, completed tag: AnyObject, result: Result<HTTP2Response, HTTP2StreamError>)
+    /// Streams finished in the last read or write batch (after their completions were delivered).
+    /// `availableStreams` may still be zero (after GOAWAY, say).
+    func http2ClientStreamsFinished(_ client: HTTP2ClientHandler)
     /// The server sent GOAWAY: stop submitting; unanswered streams above `lastStreamID` fail as unprocessed.
     func http2Client(_ client: HTTP2ClientHandler, goAwayReceived goAway: HTTP2GoAway)
     /// This side sent GOAWAY.
@@ -18,7 +22,8 @@ public protocol HTTP2ClientDelegate: AnyObject {
 
 extension HTTP2ClientDelegate {
     public func http2Client(_ client: HTTP2ClientHandler, peerMaxConcurrentStreamsChanged value: Int) {}
-    public func http2ClientStreamCapacityAvailable(_ client: HTTP2ClientHandler) {}
+    public func http2Client(_ client: HTTP2ClientHandler, completed tag: AnyObject, result: Result<HTTP2Response, HTTP2StreamError>) {}
+    public func http2ClientStreamsFinished(_ client: HTTP2ClientHandler) {}
     public func http2Client(_ client: HTTP2ClientHandler, goAwayReceived goAway: HTTP2GoAway) {}
     public func http2Client(_ client: HTTP2ClientHandler, goAwaySent goAway: HTTP2GoAway) {}
     public func http2ClientClosed(_ client: HTTP2ClientHandler) {}

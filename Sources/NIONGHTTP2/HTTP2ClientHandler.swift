@@ -15,8 +15,7 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
     public typealias OutboundOut = ByteBuffer
 
     private enum Deferred {
-        case response(EventLoopPromise<HTTP2Response>, HTTP2Response)
-        case failure(EventLoopPromise<HTTP2Response>, HTTP2StreamError)
+        case completed(ClientStream.Completion, Result<HTTP2Response, HTTP2StreamError>)
         case pong(EventLoopPromise<TimeAmount>, TimeAmount)
         case peerMaxChanged(Int)
         case goAwayReceived(HTTP2GoAway)
@@ -78,13 +77,27 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
     /// Returns the stream id (for `cancel`), or nil when the submit failed (promise already failed).
     @discardableResult
     public func submit(_ request: HTTP2Request, promise: EventLoopPromise<HTTP2Response>) -> Int32? {
-        if context == nil {
-            promise.fail(HTTP2StreamError(.connectionUnavailable("handler not in a pipeline or connection closed"), streamID: nil))
+        do {
+            return try submit(request, completion: .promise(promise))
+        } catch {
+            promise.fail(error)
             return nil
         }
+    }
+
+    /// Submits a request whose outcome goes to the delegate's `http2Client(_:completed:result:)`
+    /// with `tag` (retained until then). Returns the stream id (for `cancel`); throws when the
+    /// request cannot be submitted (the delegate then hears nothing of it).
+    public func submit(_ request: HTTP2Request, tag: AnyObject) throws(HTTP2StreamError) -> Int32 {
+        try submit(request, completion: .tag(tag))
+    }
+
+    private func submit(_ request: HTTP2Request, completion: ClientStream.Completion) throws(HTTP2StreamError) -> Int32 {
+        if context == nil {
+            throw HTTP2StreamError(.connectionUnavailable("handler not in a pipeline or connection closed"), streamID: nil)
+        }
         if let reason = capacity.submit() {
-            promise.fail(HTTP2StreamError(.connectionUnavailable(reason), streamID: nil))
-            return nil
+            throw HTTP2StreamError(.connectionUnavailable(reason), streamID: nil)
         }
         let body = request.body.flatMap { $0.readableBytes > 0 ? $0 : nil }
         let streamID = session.submitRequest(request, hasBody: body != nil)
@@ -93,10 +106,9 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
             let reason: HTTP2StreamError.Kind = streamID == Int32(NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE.rawValue)
                 ? .connectionUnavailable("stream ids exhausted")
                 : .library(code: streamID, message: String(cString: nghttp2_strerror(streamID)))
-            promise.fail(HTTP2StreamError(reason, streamID: nil))
-            return nil
+            throw HTTP2StreamError(reason, streamID: nil)
         }
-        streams[streamID] = ClientStream(promise: promise, requestBody: body)
+        streams[streamID] = ClientStream(completion: completion, requestBody: body)
         needsDrain()
         return streamID
     }
@@ -111,14 +123,23 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
         return promise.futureResult
     }
 
-    /// Resets the stream with RST_STREAM CANCEL (e.g. a request deadline passed): its promise
-    /// fails with `.cancelled` and its slot counts as free at once. Unknown ids are ignored.
+    /// Resets the stream with RST_STREAM CANCEL (e.g. a request deadline passed): it ends at once
+    /// with `.cancelled` (promise failed, or the delegate told) and its slot counts as free.
+    /// Unknown ids are ignored.
     public func cancel(streamID: Int32) {
         guard let stream = streams.removeValue(forKey: streamID) else { return }
         capacity.streamFinished(wasSent: stream.headersSent)
         try? session.submitReset(streamID: streamID, errorCode: .cancel)
         needsDrain()
-        stream.promise.fail(HTTP2StreamError(.cancelled, streamID: streamID))
+        complete(stream.completion, .failure(HTTP2StreamError(.cancelled, streamID: streamID)))
+        delegate?.http2ClientStreamsFinished(self)
+    }
+
+    private func complete(_ completion: ClientStream.Completion, _ result: Result<HTTP2Response, HTTP2StreamError>) {
+        switch completion {
+        case .promise(let promise): promise.completeWith(result.mapError { $0 as any Error })
+        case .tag(let tag): delegate?.http2Client(self, completed: tag, result: result)
+        }
     }
 
     // MARK: Connection control
@@ -243,8 +264,7 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
             let item = deferred[index]
             index += 1
             switch item {
-            case .response(let promise, let response): promise.succeed(response)
-            case .failure(let promise, let error): promise.fail(error)
+            case .completed(let completion, let result): complete(completion, result)
             case .pong(let promise, let rtt): promise.succeed(rtt)
             case .peerMaxChanged(let value): delegate?.http2Client(self, peerMaxConcurrentStreamsChanged: value)
             case .goAwayReceived(let goAway): delegate?.http2Client(self, goAwayReceived: goAway)
@@ -254,7 +274,7 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
         deferred.removeAll(keepingCapacity: true)
         if capacityFreed {
             capacityFreed = false
-            if capacity.availableStreams > 0 { delegate?.http2ClientStreamCapacityAvailable(self) }
+            delegate?.http2ClientStreamsFinished(self)
         }
     }
 
@@ -265,8 +285,9 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
         streams.removeAll()
         for (streamID, stream) in open {
             let kind: HTTP2StreamError.Kind = stream.headersSent ? .connectionClosed : .notSent
-            stream.promise.fail(HTTP2StreamError(kind, streamID: streamID))
+            complete(stream.completion, .failure(HTTP2StreamError(kind, streamID: streamID)))
         }
+        if !open.isEmpty { capacityFreed = true }
         for promise in pings.drainAll() {
             promise.fail(HTTP2StreamError(.connectionClosed, streamID: nil))
         }
@@ -278,7 +299,7 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
         guard let stream = streams.removeValue(forKey: streamID) else { return }
         capacity.streamFinished(wasSent: stream.headersSent)
         capacityFreed = true
-        deferred.append(.failure(stream.promise, HTTP2StreamError(error, streamID: streamID)))
+        deferred.append(.completed(stream.completion, .failure(HTTP2StreamError(error, streamID: streamID))))
     }
 }
 
@@ -364,8 +385,8 @@ extension HTTP2ClientHandler: NGHTTP2SessionEvents {
             streams.removeValue(forKey: streamID)
             capacity.streamFinished(wasSent: stream.headersSent)
             capacityFreed = true
-            deferred.append(.response(stream.promise, HTTP2Response(
-                streamID: streamID, status: stream.status, headers: stream.headers, body: stream.body)))
+            deferred.append(.completed(stream.completion, .success(HTTP2Response(
+                streamID: streamID, status: stream.status, headers: stream.headers, body: stream.body))))
             return
         }
         let kind: HTTP2StreamError.Kind

@@ -18,6 +18,7 @@ RUN = os.path.join(ROOT, ".run/bench")
 OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 PAYLOAD = '{"aps":{"alert":{"title":"Sale","body":"50% off today"},"sound":"default"}}'
+PARTS = ("ceiling", "transport", "decode", "apns", "kafka", "e2e100", "e2e1")
 started_processes = []
 
 
@@ -206,7 +207,7 @@ log:
 """)
         return path
 
-    def worker_run(self, name, tokens, per_job, deadline=None):
+    def worker_run(self, name, tokens, per_job, deadline=None, profile=False):
         """Preloads the jobs, starts a worker, measures it until every job is complete."""
         self.topic(f"bench.{name}.jobs", 4)
         self.topic(f"bench.{name}.results", 4)
@@ -218,6 +219,10 @@ log:
         subprocess.run([BIN, "enqueue", "--config", config, "--file", jobs_path, "--quiet"], check=True)
         worker = start([BIN, "run", "--config", config], stdout=subprocess.DEVNULL,
                        stderr=open(os.path.join(RUN, f"{name}.log"), "w"))
+        recorder = None
+        if profile:
+            recorder = subprocess.Popen(["perf", "record", "-g", "-F", "999", "-o", os.path.join(RUN, f"{name}.perf.data"),
+                                         "-p", str(worker.pid)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         timeline, first, last_metrics = [], None, None
         begin = time.time()
         while time.time() - begin < 900:
@@ -237,6 +242,10 @@ log:
                 break
         end = time.time()
         cpu, peak = proc_stats(worker.pid)
+        if recorder:
+            recorder.send_signal(signal.SIGINT)
+            recorder.wait(timeout=60)
+            log(f"  profile: perf report -i {os.path.join(RUN, f'{name}.perf.data')} --no-children")
         worker.terminate()
         worker.wait(timeout=60)
         wall = end - (first or begin)
@@ -253,7 +262,17 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--tokens", type=int, default=500_000)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--only", default=",".join(PARTS),
+                        help=f"comma-separated parts to run (default all: {','.join(PARTS)}); a partial run is "
+                             "written to .run/bench/partial.json, not to bench/results")
+    parser.add_argument("--profile", action="store_true",
+                        help="record the worker of each end-to-end part with perf (.run/bench/<part>.perf.data)")
     options = parser.parse_args()
+    parts = [part for part in options.only.split(",") if part]
+    unknown = [part for part in parts if part not in PARTS]
+    if unknown:
+        parser.error(f"unknown part(s): {', '.join(unknown)}")
+    complete = set(parts) == set(PARTS)
     tokens = 50_000 if options.quick else options.tokens
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     results = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), "commit": commit,
@@ -266,82 +285,108 @@ def main():
         headers = [f"authorization: bearer {stack.jwt}", "apns-topic: com.example.app", "apns-push-type: alert"]
         url = f"https://127.0.0.1:{stack.mock_port}/3/device/{'ab' * 32}"
 
-        log("ceiling: h2load against the mock (4 connections x 1000 streams, like the worker)")
-        results["ceiling_mock"] = h2load(url, 400_000, 4, 1000, headers, payload)
-        log(f"  {results['ceiling_mock']['requests_per_second']:,} req/s")
+        if "ceiling" in parts:
+            ceiling_parts(results, stack, url, headers, payload)
+        ceiling = results.get("ceiling_mock", {}).get("requests_per_second")
 
-        log("reference: h2load against nghttpd on the same machine")
-        docs = os.path.join(RUN, "nghttpd")
-        os.makedirs(docs, exist_ok=True)
-        with open(os.path.join(docs, "index.html"), "w") as handle:
-            handle.write("ok")
-        nghttpd_port = free_port()
-        nghttpd = start(["nghttpd", "-d", docs, "-n", str(os.cpu_count()), str(nghttpd_port),
-                         f"{RUN}/tls/server.key", f"{RUN}/tls/server.pem"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(0.5)
-        results["ceiling_nghttpd"] = h2load(f"https://127.0.0.1:{nghttpd_port}/index.html", 400_000, 4, 1000, [], payload)
-        nghttpd.terminate()
-        results["mock_vs_nghttpd"] = round(results["ceiling_mock"]["requests_per_second"] /
-                                           results["ceiling_nghttpd"]["requests_per_second"], 3)
-        log(f"  nghttpd {results['ceiling_nghttpd']['requests_per_second']:,} req/s; mock/nghttpd = {results['mock_vs_nghttpd']}")
+        if "transport" in parts:
+            transport_part(results, payload)
 
-        log("transport: our HTTP/2 client vs h2load against our HTTP/2 server over TLS")
-        transport = {}
-        for connections in (1, 4):
-            ours = json.loads(subprocess.run([BENCH, "transport", "--connections", str(connections), "--streams", "100",
-                                              "--seconds", "5"], capture_output=True, text=True, check=True).stdout)
-            server = subprocess.Popen([BENCH, "serve", "--seconds", "60"], stdout=subprocess.PIPE, text=True)
-            port = int(server.stdout.readline().split()[1])
-            reference = h2load(f"https://127.0.0.1:{port}/3/device/0123", 300_000, connections, 100, [], payload)
-            server.terminate()
-            server.wait()
-            transport[f"{connections}_connections"] = {
-                "pushline_client_rps": ours["requests_per_second"], "h2load_rps": reference["requests_per_second"],
-                "ratio": round(ours["requests_per_second"] / reference["requests_per_second"], 3)}
-            log(f"  {connections} connection(s): ours {ours['requests_per_second']:,} req/s, h2load {reference['requests_per_second']:,}")
-        results["transport"] = transport
+        if "decode" in parts:
+            log("parts: job decoding")
+            results["decode"] = [json.loads(line) for line in subprocess.run([BENCH, "decode", "--iterations", "200000"],
+                                                                             capture_output=True, text=True, check=True).stdout.splitlines()]
+            for entry in results["decode"]:
+                log(f"  {entry['tokens_per_job']} token(s)/job: {entry['ns_per_job']:,} ns/job")
 
-        log("parts: job decoding")
-        results["decode"] = [json.loads(line) for line in subprocess.run([BENCH, "decode", "--iterations", "200000"],
-                                                                         capture_output=True, text=True, check=True).stdout.splitlines()]
-        for entry in results["decode"]:
-            log(f"  {entry['tokens_per_job']} token(s)/job: {entry['ns_per_job']:,} ns/job")
+        if "apns" in parts:
+            log("parts: the APNs client alone (no Kafka)")
+            results["apns_client"] = json.loads(subprocess.run(
+                [BENCH, "apns", "--endpoint", f"127.0.0.1:{stack.mock_port}", "--ca-file", f"{RUN}/tls/ca.pem",
+                 "--key-file", stack.key, "--key-id", "BENCHKEY01", "--team-id", "BENCHTEAM1", "--count", str(max(tokens, 200_000))],
+                capture_output=True, text=True, check=True).stdout)
+            log(f"  {results['apns_client']['notifications_per_second']:,} notifications/s")
 
-        log("parts: the APNs client alone (no Kafka)")
-        results["apns_client"] = json.loads(subprocess.run(
-            [BENCH, "apns", "--endpoint", f"127.0.0.1:{stack.mock_port}", "--ca-file", f"{RUN}/tls/ca.pem",
-             "--key-file", stack.key, "--key-id", "BENCHKEY01", "--team-id", "BENCHTEAM1", "--count", str(max(tokens, 200_000))],
-            capture_output=True, text=True, check=True).stdout)
-        log(f"  {results['apns_client']['notifications_per_second']:,} notifications/s")
-
-        log("parts: Kafka alone (consume, decode, produce: jobs past their deadline are not sent to APNs)")
-        results["kafka_only"] = stack.worker_run("kafka", tokens, 100, deadline="2000-01-01T00:00:00Z")
-        log(f"  {results['kafka_only']['notifications_per_second']:,} results/s")
+        if "kafka" in parts:
+            log("parts: Kafka alone (consume, decode, produce: jobs past their deadline are not sent to APNs)")
+            results["kafka_only"] = stack.worker_run("kafka", tokens, 100, deadline="2000-01-01T00:00:00Z",
+                                                     profile=options.profile)
+            log(f"  {results['kafka_only']['notifications_per_second']:,} results/s, "
+                f"{results['kafka_only']['cpu_us_per_notification']} us CPU/result")
 
         for per_job in (100, 1):
             name = f"e2e{per_job}"
+            if name not in parts:
+                continue
             log(f"end to end: {tokens:,} tokens in jobs of {per_job}")
-            run = stack.worker_run(name, tokens, per_job)
-            run["ratio_to_ceiling"] = round(run["notifications_per_second"] / results["ceiling_mock"]["requests_per_second"], 3)
+            run = stack.worker_run(name, tokens, per_job, profile=options.profile)
+            if ceiling:
+                run["ratio_to_ceiling"] = round(run["notifications_per_second"] / ceiling, 3)
             results[f"end_to_end_{per_job}_per_job"] = run
-            log(f"  {run['notifications_per_second']:,} notifications/s ({run['ratio_to_ceiling']} of the ceiling), "
+            log(f"  {run['notifications_per_second']:,} notifications/s ({run.get('ratio_to_ceiling', '-')} of the ceiling), "
                 f"{run['cpu_us_per_notification']} us CPU/notification, peak RSS {run['peak_rss_mb']} MB, "
                 f"end-to-end p50/p99/p999 {run['end_to_end_latency']}")
-        stats = stack.mock_stats()
-        results["stream_discipline"] = {"max_open_streams": stats["max_open_streams"],
-                                        "max_advertised_limit": stats["max_advertised_limit"],
-                                        "limit_violations": stats["limit_violations"]}
-        log(f"stream discipline: max open {stats['max_open_streams']} of limit {stats['max_advertised_limit']}, "
-            f"violations {stats['limit_violations']}")
+        if "e2e100" in parts or "e2e1" in parts:
+            stats = stack.mock_stats()
+            results["stream_discipline"] = {"max_open_streams": stats["max_open_streams"],
+                                            "max_advertised_limit": stats["max_advertised_limit"],
+                                            "limit_violations": stats["limit_violations"]}
+            log(f"stream discipline: max open {stats['max_open_streams']} of limit {stats['max_advertised_limit']}, "
+                f"violations {stats['limit_violations']}")
     finally:
         stop_all()
 
+    if not complete:
+        path = os.path.join(RUN, "partial.json")
+        with open(path, "w") as handle:
+            json.dump(results, handle, indent=2)
+        log(f"partial results: {path}")
+        return
     os.makedirs(os.path.join(ROOT, "bench/results"), exist_ok=True)
     stem = os.path.join(ROOT, "bench/results", f"{datetime.date.today().isoformat()}-{commit}")
     with open(stem + ".json", "w") as handle:
         json.dump(results, handle, indent=2)
     log(f"results: {stem}.json")
     plot(results, stem + ".png")
+
+
+def ceiling_parts(results, stack, url, headers, payload):
+    log("ceiling: h2load against the mock (4 connections x 1000 streams, like the worker)")
+    results["ceiling_mock"] = h2load(url, 400_000, 4, 1000, headers, payload)
+    log(f"  {results['ceiling_mock']['requests_per_second']:,} req/s")
+
+    log("reference: h2load against nghttpd on the same machine")
+    docs = os.path.join(RUN, "nghttpd")
+    os.makedirs(docs, exist_ok=True)
+    with open(os.path.join(docs, "index.html"), "w") as handle:
+        handle.write("ok")
+    nghttpd_port = free_port()
+    nghttpd = start(["nghttpd", "-d", docs, "-n", str(os.cpu_count()), str(nghttpd_port),
+                     f"{RUN}/tls/server.key", f"{RUN}/tls/server.pem"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.5)
+    results["ceiling_nghttpd"] = h2load(f"https://127.0.0.1:{nghttpd_port}/index.html", 400_000, 4, 1000, [], payload)
+    nghttpd.terminate()
+    results["mock_vs_nghttpd"] = round(results["ceiling_mock"]["requests_per_second"] /
+                                       results["ceiling_nghttpd"]["requests_per_second"], 3)
+    log(f"  nghttpd {results['ceiling_nghttpd']['requests_per_second']:,} req/s; mock/nghttpd = {results['mock_vs_nghttpd']}")
+
+
+def transport_part(results, payload):
+    log("transport: our HTTP/2 client vs h2load against our HTTP/2 server over TLS")
+    transport = {}
+    for connections in (1, 4):
+        ours = json.loads(subprocess.run([BENCH, "transport", "--connections", str(connections), "--streams", "100",
+                                          "--seconds", "5"], capture_output=True, text=True, check=True).stdout)
+        server = subprocess.Popen([BENCH, "serve", "--seconds", "60"], stdout=subprocess.PIPE, text=True)
+        port = int(server.stdout.readline().split()[1])
+        reference = h2load(f"https://127.0.0.1:{port}/3/device/0123", 300_000, connections, 100, [], payload)
+        server.terminate()
+        server.wait()
+        transport[f"{connections}_connections"] = {
+            "pushline_client_rps": ours["requests_per_second"], "h2load_rps": reference["requests_per_second"],
+            "ratio": round(ours["requests_per_second"] / reference["requests_per_second"], 3)}
+        log(f"  {connections} connection(s): ours {ours['requests_per_second']:,} req/s, h2load {reference['requests_per_second']:,}")
+    results["transport"] = transport
 
 
 def plot(results, path):

@@ -101,10 +101,12 @@ final class JobPipeline: Sendable {
     private func send(_ job: Job, id: RecordID, source: RecordSource, received: ContinuousClock.Instant) {
         let tokens = job.tokens
         gate.add(tokens.count)
-        let jobDone = Countdown(tokens.count) { [complete, metrics] in
+        let progress = JobProgress(tokens: tokens.count, gate: gate) { [complete, metrics] in
             metrics.jobCompleted()
             complete(id)
         }
+        // Every delivery record of the job has the job id as its key: one array for all of them.
+        let key = Array(job.id.utf8)
         guard let client = clients[job.app] else {
             // The decoder only accepts configured apps; this cannot happen unless they diverge.
             preconditionFailure("job \(job.id) names app '\(job.app)' with no APNs client")
@@ -114,7 +116,7 @@ final class JobPipeline: Sendable {
         if let deadline = options.deadline, deadline <= .now {
             for token in tokens {
                 finish(job, token: token, apnsID: nil, outcome: APNSOutcome(noResponse: .expired, attempts: 0, latencyMilliseconds: 0),
-                    source: source, received: received, jobDone: jobDone)
+                    source: source, received: received, key: key, progress: progress)
             }
             return
         }
@@ -131,7 +133,7 @@ final class JobPipeline: Sendable {
         client.send(sent, options: options) { [self] index, outcome in
             let notification = sent[index]
             finish(job, token: notification.deviceToken, apnsID: notification.apnsID, outcome: outcome,
-                source: source, received: received, jobDone: jobDone)
+                source: source, received: received, key: key, progress: progress)
         }
     }
 
@@ -157,7 +159,7 @@ final class JobPipeline: Sendable {
     /// Kafka has them all.
     private func finish(
         _ job: Job, token: String, apnsID: String?, outcome: APNSOutcome, source: RecordSource,
-        received: ContinuousClock.Instant, jobDone: Countdown
+        received: ContinuousClock.Instant, key: [UInt8], progress: JobProgress
     ) {
         let reason = outcome.reasonString
         let delivery = ResultRecord.delivery(
@@ -165,9 +167,8 @@ final class JobPipeline: Sendable {
                 jobID: job.id, token: token, app: job.app, status: outcome.status, reason: reason,
                 apnsID: outcome.response?.apnsID ?? apnsID, timestamp: outcome.response?.timestamp,
                 attempts: outcome.attempts, latencyMilliseconds: outcome.latencyMilliseconds, source: source))
-        var records: [ResultPublisher.Outgoing] = [
-            .init(topic: topics.results, key: Array(job.id.utf8), value: delivery.encoded())
-        ]
+        let record = ResultPublisher.Outgoing(topic: topics.results, key: key, value: delivery.encoded())
+        var extra: [ResultPublisher.Outgoing] = []
         if outcome.status == 410, let reason, invalidateOn.contains(reason) {
             let reported = reason == "ExpiredToken" && invalidateOn.contains("Unregistered") ? "Unregistered" : reason
             let invalidated = ResultRecord.tokenInvalidated(
@@ -175,9 +176,9 @@ final class JobPipeline: Sendable {
                     token: token, app: job.app, topic: job.topic, reason: reported,
                     invalidSince: outcome.response?.timestamp, jobID: job.id))
             let value = invalidated.encoded()
-            records.append(.init(topic: topics.results, key: Array(token.utf8), value: value))
+            extra.append(.init(topic: topics.results, key: Array(token.utf8), value: value))
             if let invalidations = topics.invalidations {
-                records.append(.init(topic: invalidations, key: Array(token.utf8), value: value))
+                extra.append(.init(topic: invalidations, key: Array(token.utf8), value: value))
             }
             metrics.invalidation(app: job.app, reason: reported)
         }
@@ -186,13 +187,15 @@ final class JobPipeline: Sendable {
             app: job.app, status: outcome.status, reason: reason, attempts: outcome.attempts,
             endToEndNanoseconds: elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
 
-        let gate = self.gate
-        let tokenDone = Countdown(records.count) {
-            gate.release(1)
-            jobDone.countDown()
-        }
-        for record in records {
+        // The token is done when Kafka has all its records: the usual one, or with an invalidation.
+        if extra.isEmpty {
+            publisher.publish(record, acknowledged: progress.tokenAcknowledged)
+        } else {
+            let tokenDone = Countdown(1 + extra.count, done: progress.tokenAcknowledged)
             publisher.publish(record, acknowledged: tokenDone.countDown)
+            for record in extra {
+                publisher.publish(record, acknowledged: tokenDone.countDown)
+            }
         }
     }
 }

@@ -21,7 +21,19 @@ struct JSONWriter {
     }
 
     mutating func integer<I: BinaryInteger>(_ value: I) {
-        bytes.append(contentsOf: String(value).utf8)
+        // Digits straight into the buffer: String(value) costs more than the rest of a field.
+        guard let magnitude = UInt64(exactly: value.magnitude) else {
+            bytes.append(contentsOf: String(value).utf8)
+            return
+        }
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var remaining = magnitude
+        let start = bytes.count
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(remaining % 10))
+            remaining /= 10
+        } while remaining > 0
+        bytes[start...].reverse()
     }
 
     mutating func optionalInteger<I: BinaryInteger>(_ value: I?) {

@@ -1,0 +1,26 @@
+import Synchronization
+
+/// One job's tokens on their way out: a token leaves the in-flight gate when Kafka has its
+/// records, and the job is done when its last token is.
+///
+/// One object per job; `tokenAcknowledged` is what each token's last acknowledgement calls, so a
+/// token with one record needs no counter (and no closure) of its own.
+final class JobProgress: Sendable {
+    private let remaining: Atomic<Int>
+    private let gate: InflightGate
+    private let done: @Sendable () -> Void
+
+    init(tokens: Int, gate: InflightGate, done: @escaping @Sendable () -> Void) {
+        precondition(tokens > 0)
+        self.remaining = Atomic(tokens)
+        self.gate = gate
+        self.done = done
+    }
+
+    func tokenAcknowledged() {
+        gate.release(1)
+        if remaining.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
+            done()
+        }
+    }
+}
