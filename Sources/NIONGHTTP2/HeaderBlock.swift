@@ -27,11 +27,18 @@ struct HeaderBlock: ~Copyable {
 
     mutating func append(_ name: String, _ value: String, neverIndex: Bool) {
         let nameStart = bytes.count
-        for byte in name.utf8 {
-            bytes.append(byte &- 0x41 < 26 ? byte | 0x20 : byte)
+        var name = name
+        name.withUTF8 { utf8 in
+            // Names are almost always lowercase already: copy them whole, lowercase otherwise.
+            if utf8.contains(where: { $0 &- 0x41 < 26 }) {
+                for byte in utf8 { bytes.append(byte &- 0x41 < 26 ? byte | 0x20 : byte) }
+            } else {
+                bytes.append(contentsOf: utf8)
+            }
         }
         let valueStart = bytes.count
-        bytes.append(contentsOf: value.utf8)
+        var value = value
+        value.withUTF8 { bytes.append(contentsOf: $0) }
         fields.append((nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart,
                        neverIndex ? UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) : 0))
     }

@@ -1,19 +1,70 @@
 import APNSCore
 
 /// Appends JSON to a byte buffer: strings escaped per RFC 8259, no Foundation, no intermediate tree.
-struct JSONWriter {
-    private(set) var bytes: [UInt8] = []
+///
+/// Every result record goes through here, so the writer fills one growable buffer through a
+/// pointer (an `Array` append costs a uniqueness and capacity check per fragment) and copies it
+/// into an array once, in `bytes`. The buffer is owned by the writer and freed in its deinit.
+struct JSONWriter: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private var count = 0
 
-    init(capacity: Int = 256) {
-        bytes.reserveCapacity(capacity)
+    init(capacity: Int = 512) {
+        self.capacity = max(16, capacity)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    /// What was written so far.
+    var bytes: [UInt8] {
+        Array(UnsafeBufferPointer(start: base, count: count))
+    }
+
+    private mutating func reserve(_ extra: Int) {
+        guard count + extra > capacity else { return }
+        let grown = max(capacity * 2, count + extra)
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+        moved.initialize(from: base, count: count)
+        base.deallocate()
+        base = moved
+        capacity = grown
+    }
+
+    private mutating func append(_ byte: UInt8) {
+        reserve(1)
+        base[count] = byte
+        count += 1
+    }
+
+    private mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        reserve(bytes.count)
+        (base + count).initialize(from: source, count: bytes.count)
+        count += bytes.count
     }
 
     mutating func raw(_ text: StaticString) {
-        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     mutating func string(_ value: String) {
-        JSONString.append(value, to: &bytes)
+        // Tokens, ids and reasons need no escape: copied in one go. The rest goes through the
+        // one escaping routine every hand-written JSON in Pushline uses.
+        var value = value
+        let copied = value.withUTF8 { utf8 -> Bool in
+            guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+            append(UInt8(ascii: "\""))
+            append(utf8)
+            append(UInt8(ascii: "\""))
+            return true
+        }
+        if !copied {
+            var escaped: [UInt8] = []
+            JSONString.append(value, to: &escaped)
+            escaped.withUnsafeBufferPointer { append($0) }
+        }
     }
 
     mutating func optionalString(_ value: String?) {
@@ -23,17 +74,24 @@ struct JSONWriter {
     mutating func integer<I: BinaryInteger>(_ value: I) {
         // Digits straight into the buffer: String(value) costs more than the rest of a field.
         guard let magnitude = UInt64(exactly: value.magnitude) else {
-            bytes.append(contentsOf: String(value).utf8)
+            var text = String(value)
+            text.withUTF8 { append($0) }
             return
         }
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        if value < 0 { append(UInt8(ascii: "-")) }
+        var digits = 1
+        var scale: UInt64 = 10
+        while digits < 20 && magnitude >= scale {
+            digits += 1
+            scale = scale &* 10
+        }
+        reserve(digits)
         var remaining = magnitude
-        let start = bytes.count
-        repeat {
-            bytes.append(UInt8(ascii: "0") + UInt8(remaining % 10))
+        for position in stride(from: count + digits - 1, through: count, by: -1) {
+            base[position] = UInt8(ascii: "0") + UInt8(remaining % 10)
             remaining /= 10
-        } while remaining > 0
-        bytes[start...].reverse()
+        }
+        count += digits
     }
 
     mutating func optionalInteger<I: BinaryInteger>(_ value: I?) {
@@ -44,7 +102,7 @@ struct JSONWriter {
     mutating func tenths(_ value: Double) {
         let scaled = value.isFinite ? Int64((max(value, 0) * 10).rounded()) : 0
         integer(scaled / 10)
-        bytes.append(UInt8(ascii: "."))
+        append(UInt8(ascii: "."))
         integer(scaled % 10)
     }
 
@@ -54,7 +112,7 @@ struct JSONWriter {
 
     /// `"key":` — keys are internal constants, never escaped.
     mutating func key(_ name: StaticString) {
-        bytes.append(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
         raw(name)
         raw("\":")
     }
