@@ -220,12 +220,7 @@ public final class APNSClient: Sendable {
 
     func dispatch(_ assignments: PoolState.Assignments) {
         for (slot, requests) in assignments {
-            let connection = connections[slot]
-            if connection.eventLoop.inEventLoop {
-                connection.start(requests)
-            } else {
-                connection.eventLoop.execute { connection.start(requests) }
-            }
+            connections[slot].deliver(requests)
         }
     }
 

@@ -4,6 +4,7 @@ import NIOCore
 import NIONGHTTP2
 import NIOOpenSSL
 import NIOPosix
+import Synchronization
 
 /// One slot of the pool: a TLS + HTTP/2 connection that reconnects in place.
 ///
@@ -31,6 +32,9 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
     private var anyFinishedSucceeded = false
     private var shutDown = false
     private var random = SystemRandomNumberGenerator()
+    /// Requests handed over from other threads, waiting for one `start` on the event loop: many
+    /// small hand-overs (jobs of one token) share one hop instead of waking the loop for each.
+    private let inbox = Mutex<(requests: [PendingRequest], scheduled: Bool)>(([], false))
 
     init(slot: Int, eventLoop: any EventLoop) {
         self.slot = slot
@@ -140,6 +144,32 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
     }
 
     // MARK: Requests
+
+    /// Hands requests the pool assigned here to the event loop (at once when already on it).
+    func deliver(_ requests: [PendingRequest]) {
+        if eventLoop.inEventLoop {
+            start(requests)
+            return
+        }
+        let schedule = inbox.withLock { inbox -> Bool in
+            inbox.requests.append(contentsOf: requests)
+            guard !inbox.scheduled else { return false }
+            inbox.scheduled = true
+            return true
+        }
+        if schedule {
+            eventLoop.execute { self.startDelivered() }
+        }
+    }
+
+    private func startDelivered() {
+        let requests = inbox.withLock { inbox -> [PendingRequest] in
+            inbox.scheduled = false
+            defer { inbox.requests = [] }
+            return inbox.requests
+        }
+        if !requests.isEmpty { start(requests) }
+    }
 
     /// Sends requests the pool assigned here (a slot is reserved for each).
     func start(_ requests: [PendingRequest]) {

@@ -31,20 +31,21 @@ public struct AssignmentState: Sendable {
 
     /// Takes a fetched record; nil means: drop it (partition unassigned or being revoked).
     public mutating func take(_ topicPartition: TopicPartition, offset: Int64) -> RecordID? {
-        guard var state = partitions[topicPartition], !state.revoking else { return nil }
-        _ = state.tracker.take(offset)
-        partitions[topicPartition] = state
+        // Mutated in place through the index: a copy out of the dictionary and back would share,
+        // and so copy, the tracker's arrays on every record (O(in flight) per take).
+        guard let index = partitions.index(forKey: topicPartition), !partitions.values[index].revoking else { return nil }
+        _ = partitions.values[index].tracker.take(offset)
         return RecordID(
             topic: topicPartition.topic, partition: topicPartition.partition,
-            offset: offset, generation: state.generation)
+            offset: offset, generation: partitions.values[index].generation)
     }
 
     /// Marks a record completed; true when a new offset became storable.
     public mutating func complete(_ id: RecordID) -> Bool {
         let topicPartition = id.topicPartition
-        guard var state = partitions[topicPartition], state.generation == id.generation else { return false }
-        let result = state.tracker.complete(id.offset)
-        partitions[topicPartition] = state
+        guard let index = partitions.index(forKey: topicPartition), partitions.values[index].generation == id.generation
+        else { return false }
+        let result = partitions.values[index].tracker.complete(id.offset)
         guard case .advanced = result else { return false }
         dirty.insert(topicPartition)
         return true
@@ -60,11 +61,10 @@ public struct AssignmentState: Sendable {
     public mutating func takeOffsetsToStore() -> [(TopicPartition, Int64)] {
         var result: [(TopicPartition, Int64)] = []
         for topicPartition in dirty {
-            guard var state = partitions[topicPartition], let offset = state.tracker.storableOffset,
-                offset != state.reported
+            guard let index = partitions.index(forKey: topicPartition),
+                let offset = partitions.values[index].tracker.storableOffset, offset != partitions.values[index].reported
             else { continue }
-            state.reported = offset
-            partitions[topicPartition] = state
+            partitions.values[index].reported = offset
             result.append((topicPartition, offset))
         }
         dirty.removeAll(keepingCapacity: true)

@@ -217,12 +217,11 @@ log:
         jobs_path = os.path.join(RUN, f"{name}.ndjson")
         jobs = jobs_file(jobs_path, tokens, per_job, name, deadline)
         subprocess.run([BIN, "enqueue", "--config", config, "--file", jobs_path, "--quiet"], check=True)
-        worker = start([BIN, "run", "--config", config], stdout=subprocess.DEVNULL,
+        # perf wraps the worker (attaching with -p would miss the threads it starts later); the
+        # CPU figures of a profiled run are then perf's process, worker included, not the worker alone.
+        recorder = ["perf", "record", "-g", "-F", "999", "-o", os.path.join(RUN, f"{name}.perf.data"), "--"] if profile else []
+        worker = start(recorder + [BIN, "run", "--config", config], stdout=subprocess.DEVNULL,
                        stderr=open(os.path.join(RUN, f"{name}.log"), "w"))
-        recorder = None
-        if profile:
-            recorder = subprocess.Popen(["perf", "record", "-g", "-F", "999", "-o", os.path.join(RUN, f"{name}.perf.data"),
-                                         "-p", str(worker.pid)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         timeline, first, last_metrics = [], None, None
         begin = time.time()
         while time.time() - begin < 900:
@@ -242,9 +241,9 @@ log:
                 break
         end = time.time()
         cpu, peak = proc_stats(worker.pid)
-        if recorder:
-            recorder.send_signal(signal.SIGINT)
-            recorder.wait(timeout=60)
+        if profile:
+            worker.send_signal(signal.SIGINT)
+            worker.wait(timeout=60)
             log(f"  profile: perf report -i {os.path.join(RUN, f'{name}.perf.data')} --no-children")
         worker.terminate()
         worker.wait(timeout=60)
