@@ -35,6 +35,8 @@ let package = Package(
         .systemLibrary(name: "CRdKafka", pkgConfig: "rdkafka", providers: [.apt(["librdkafka-dev"])]),
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        // The executable's allocator (see docs/operations.md, "Memory allocator").
+        .systemLibrary(name: "CJemalloc", pkgConfig: "jemalloc", providers: [.apt(["libjemalloc-dev"])]),
 
         .target(
             name: "NIOOpenSSL",
@@ -101,7 +103,7 @@ let package = Package(
         .executableTarget(
             name: "pushline",
             dependencies: [
-                "Pushline", "APNSMock", "APNSCore", "Kafka", "NIOOpenSSL", "APNS",
+                "Pushline", "APNSMock", "APNSCore", "Kafka", "NIOOpenSSL", "APNS", "CJemalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

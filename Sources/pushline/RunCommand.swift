@@ -32,6 +32,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         PushlineLogging.bootstrap(level: configuration.log.level, format: configuration.log.format)
         let logger = Logger(label: "pushline.worker")
+        logger.info("memory allocator", metadata: ["allocator": "\(Allocator.description ?? "glibc malloc (jemalloc not linked)")"])
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
 

@@ -59,11 +59,11 @@ enum DockerfileFacts {
 
     @Test func installsTheBuildAndRuntimePackages() throws {
         let build = try #require(runs.first { $0.contains("librdkafka-dev") })
-        for package in ["librdkafka-dev", "libnghttp2-dev", "libssl-dev", "pkg-config"] {
+        for package in ["librdkafka-dev", "libnghttp2-dev", "libssl-dev", "libjemalloc-dev", "pkg-config"] {
             #expect(build.contains(" \(package)"), "build stage lacks \(package)")
         }
         let runtime = try #require(runs.first { $0.contains("libnghttp2-14") })
-        for package in ["libnghttp2-14", "libssl3", "ca-certificates", "curl", "--no-install-recommends"] {
+        for package in ["libnghttp2-14", "libssl3", "libjemalloc2", "ca-certificates", "curl", "--no-install-recommends"] {
             #expect(runtime.contains(" \(package)"), "runtime stage lacks \(package)")
         }
     }
