@@ -185,6 +185,7 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
             return
         }
         let endpoint = client.configuration.endpoint
+        var batchBearer: String?
         for request in requests {
             if let deadline = request.options.deadline, ContinuousClock.now >= deadline {
                 finishedStreams += 1
@@ -194,7 +195,9 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
             var bearer: String?
             if let tokens = client.tokens {
                 do {
-                    bearer = try request.bearerToken ?? tokens.token()
+                    // One look at the token source per batch, not per request.
+                    if batchBearer == nil { batchBearer = try tokens.token() }
+                    bearer = request.bearerToken ?? batchBearer
                 } catch {
                     client.logger.error("cannot sign a provider token", metadata: ["error": "\(error)"])
                     finishedStreams += 1

@@ -310,12 +310,12 @@ extension HTTP2ClientHandler: NGHTTP2SessionEvents {
     func sessionBeginHeaders(streamID: Int32, isRequest: Bool) throws {}
 
     func sessionHeader(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndex: Bool) throws {
-        guard streams.index(forKey: streamID) != nil else { return }
         if name.first == UInt8(ascii: ":") {
-            if name.elementsEqual(":status".utf8) { streams[streamID]!.status = parseStatus(value) }
+            if name.elementsEqual(":status".utf8) { streams[streamID]?.status = parseStatus(value) }
             return
         }
-        streams[streamID]!.headers.append(HTTP2Header(
+        // One dictionary access, in place (a copy of the stream would retain everything in it).
+        streams[streamID]?.headers.append(HTTP2Header(
             String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self), neverIndex: neverIndex))
     }
 
@@ -356,8 +356,7 @@ extension HTTP2ClientHandler: NGHTTP2SessionEvents {
     func sessionFrameSent(_ frame: NGHTTP2Frame) throws {
         switch frame {
         case .headers(let streamID, _, true):
-            if streams.index(forKey: streamID) != nil {
-                streams[streamID]!.headersSent = true
+            if (streams[streamID]?.headersSent = true) != nil {
                 capacity.headersSent()
             }
         case .goAway(let goAway):
@@ -380,11 +379,10 @@ extension HTTP2ClientHandler: NGHTTP2SessionEvents {
     func sessionInvalidFrame(_ frame: NGHTTP2Frame, libraryError: Int32) throws {}
 
     func sessionStreamClosed(streamID: Int32, errorCode: HTTP2ErrorCode) throws {
-        guard let stream = streams[streamID] else { return }
+        guard let stream = streams.removeValue(forKey: streamID) else { return }
+        capacity.streamFinished(wasSent: stream.headersSent)
+        capacityFreed = true
         if stream.responseEnded && stream.status != 0 {
-            streams.removeValue(forKey: streamID)
-            capacity.streamFinished(wasSent: stream.headersSent)
-            capacityFreed = true
             deferred.append(.completed(stream.completion, .success(HTTP2Response(
                 streamID: streamID, status: stream.status, headers: stream.headers, body: stream.body))))
             return
@@ -399,7 +397,7 @@ extension HTTP2ClientHandler: NGHTTP2SessionEvents {
         } else {
             kind = .reset(errorCode)
         }
-        finish(streamID: streamID, with: kind)
+        deferred.append(.completed(stream.completion, .failure(HTTP2StreamError(kind, streamID: streamID))))
     }
 
     func sessionReadBody(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) throws -> (count: Int, end: Bool) {
