@@ -310,21 +310,21 @@ extension HTTP2ClientHandler: NGHTTP2SessionEvents {
     func sessionBeginHeaders(streamID: Int32, isRequest: Bool) throws {}
 
     func sessionHeader(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndex: Bool) throws {
+        guard let stream = streams[streamID] else { return }
         if name.first == UInt8(ascii: ":") {
-            if name.elementsEqual(":status".utf8) { streams[streamID]?.status = parseStatus(value) }
+            if name.elementsEqual(":status".utf8) { stream.status = parseStatus(value) }
             return
         }
-        // One dictionary access, in place (a copy of the stream would retain everything in it).
-        streams[streamID]?.headers.append(HTTP2Header(
+        stream.headers.append(HTTP2Header(
             String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self), neverIndex: neverIndex))
     }
 
     func sessionData(streamID: Int32, bytes: UnsafeRawBufferPointer) throws {
-        guard streams.index(forKey: streamID) != nil, let context else { return }
-        if streams[streamID]!.body == nil {
-            streams[streamID]!.body = context.channel.allocator.buffer(capacity: bytes.count)
+        guard let stream = streams[streamID], let context else { return }
+        if stream.body == nil {
+            stream.body = context.channel.allocator.buffer(capacity: bytes.count)
         }
-        streams[streamID]!.body!.writeBytes(bytes)
+        stream.body!.writeBytes(bytes)
     }
 
     func sessionFrameReceived(_ frame: NGHTTP2Frame) throws {
@@ -356,7 +356,8 @@ extension HTTP2ClientHandler: NGHTTP2SessionEvents {
     func sessionFrameSent(_ frame: NGHTTP2Frame) throws {
         switch frame {
         case .headers(let streamID, _, true):
-            if (streams[streamID]?.headersSent = true) != nil {
+            if let stream = streams[streamID] {
+                stream.headersSent = true
                 capacity.headersSent()
             }
         case .goAway(let goAway):

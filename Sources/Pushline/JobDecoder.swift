@@ -46,13 +46,7 @@ public struct JobDecoder: Sendable {
             throw JobRejection(.invalidJSON, error.description)
         }
 
-        var fields: [String: JSONScanner.Value] = [:]
-        fields.reserveCapacity(members.count)
-        for (key, value) in members {
-            guard fields.updateValue(value, forKey: key) == nil else {
-                throw JobRejection(.duplicateField, key)
-            }
-        }
+        let fields = try JobFields(members)
 
         func string(_ name: String) throws -> String? {
             guard let value = fields[name], value.kind != .null else { return nil }
@@ -82,7 +76,7 @@ public struct JobDecoder: Sendable {
     private func decodeRest(
         id: String,
         bytes: UnsafeBufferPointer<UInt8>,
-        fields: [String: JSONScanner.Value],
+        fields: JobFields,
         string: (String) throws -> String?,
         integer: (String) throws -> Int64?
     ) throws -> Job {
@@ -151,7 +145,7 @@ public struct JobDecoder: Sendable {
         )
     }
 
-    private func decodeTokens(_ bytes: UnsafeBufferPointer<UInt8>, _ fields: [String: JSONScanner.Value]) throws -> [String] {
+    private func decodeTokens(_ bytes: UnsafeBufferPointer<UInt8>, _ fields: JobFields) throws -> [String] {
         let single = fields["token"].flatMap { $0.kind == .null ? nil : $0 }
         let many = fields["tokens"].flatMap { $0.kind == .null ? nil : $0 }
         switch (single, many) {

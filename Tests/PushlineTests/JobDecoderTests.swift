@@ -85,6 +85,18 @@ import Testing
         #expect(rejection(#"{"id":"j9","token":"zz","payload":{}}"#)?.jobID == "j9")
     }
 
+    /// Up to 16 members are looked up by a linear scan, more through a dictionary: both find
+    /// every field and refuse a repeated one.
+    @Test func findsFieldsAndRefusesDuplicatesOnBothSidesOfTheLinearLimit() {
+        for extra in [0, JobFields.linearLimit, 200] {
+            let padding = (0..<extra).map { #""x\#($0)":\#($0),"# }.joined()
+            let job = try? decode(#"{\#(padding)"id":"j1","token":"\#(token)","priority":5,"payload":{}}"#).get()
+            #expect(job?.id == "j1" && job?.priority == .powerConsiderate, "\(extra) extra members")
+            #expect(rejection(#"{"id":"1",\#(padding)"token":"\#(token)","id":"2","payload":{}}"#)?.code == .duplicateField,
+                    "\(extra) extra members")
+        }
+    }
+
     @Test func rejectsOversizedAndHostileRecords() {
         let huge = [UInt8](repeating: UInt8(ascii: " "), count: 1_048_576)
         #expect(rejection(String(decoding: huge, as: UTF8.self))?.code == .recordTooLarge)
