@@ -20,6 +20,8 @@ public final class APNSClient: Sendable {
     let tokens: ProviderTokenSource?
     let metrics: APNSMetrics
     let logger: Logger
+    /// The `:authority` of every request (formatted once, not per request).
+    let authority: String
     private let state: Mutex<PoolState>
     private let connections: [PooledConnection]
     private let ownsGroup: Bool
@@ -38,6 +40,7 @@ public final class APNSClient: Sendable {
     ) throws {
         self.configuration = configuration
         self.credential = credential
+        self.authority = configuration.endpoint.authority
         var logger = logger
         logger[metadataKey: "app"] = "\(configuration.name)"
         self.logger = logger

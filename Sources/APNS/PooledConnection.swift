@@ -184,7 +184,7 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
             eventLoop.scheduleTask(in: .milliseconds(1)) { client.unreserve(slot: self.slot, requeue: requests) }
             return
         }
-        let endpoint = client.configuration.endpoint
+        let authority = client.authority
         var batchBearer: String?
         for request in requests {
             if let deadline = request.options.deadline, ContinuousClock.now >= deadline {
@@ -216,7 +216,7 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
             }
             sentOnThisConnection = true
             let http2Request = HTTP2Request(
-                method: "POST", scheme: "https", authority: endpoint.authority, path: request.notification.path,
+                method: "POST", scheme: "https", authority: authority, path: request.notification.path,
                 indexPath: false, headers: headers, body: request.body)
             request.attempts += 1
             request.timedOut = false

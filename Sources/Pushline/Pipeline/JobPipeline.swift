@@ -105,8 +105,10 @@ final class JobPipeline: Sendable {
             metrics.jobCompleted()
             complete(id)
         }
-        // Every delivery record of the job has the job id as its key: one array for all of them.
+        // Every delivery record of the job has the job id as its key, and the same job id, app and
+        // source in its value: made once for all of them.
         let key = Array(job.id.utf8)
+        let template = DeliveryRecordTemplate(jobID: job.id, app: job.app, source: source)
         guard let client = clients[job.app] else {
             // The decoder only accepts configured apps; this cannot happen unless they diverge.
             preconditionFailure("job \(job.id) names app '\(job.app)' with no APNs client")
@@ -116,7 +118,7 @@ final class JobPipeline: Sendable {
         if let deadline = options.deadline, deadline <= .now {
             for token in tokens {
                 finish(job, token: token, apnsID: nil, outcome: APNSOutcome(noResponse: .expired, attempts: 0, latencyMilliseconds: 0),
-                    source: source, received: received, key: key, progress: progress)
+                    received: received, key: key, template: template, progress: progress)
             }
             return
         }
@@ -133,7 +135,7 @@ final class JobPipeline: Sendable {
         client.send(sent, options: options) { [self] index, outcome in
             let notification = sent[index]
             finish(job, token: notification.deviceToken, apnsID: notification.apnsID, outcome: outcome,
-                source: source, received: received, key: key, progress: progress)
+                received: received, key: key, template: template, progress: progress)
         }
     }
 
@@ -158,16 +160,15 @@ final class JobPipeline: Sendable {
     /// A token's final outcome: publish its records; the token leaves the in-flight count when
     /// Kafka has them all.
     private func finish(
-        _ job: Job, token: String, apnsID: String?, outcome: APNSOutcome, source: RecordSource,
-        received: ContinuousClock.Instant, key: [UInt8], progress: JobProgress
+        _ job: Job, token: String, apnsID: String?, outcome: APNSOutcome, received: ContinuousClock.Instant,
+        key: [UInt8], template: DeliveryRecordTemplate, progress: JobProgress
     ) {
         let reason = outcome.reasonString
-        let delivery = ResultRecord.delivery(
-            .init(
-                jobID: job.id, token: token, app: job.app, status: outcome.status, reason: reason,
-                apnsID: outcome.response?.apnsID ?? apnsID, timestamp: outcome.response?.timestamp,
-                attempts: outcome.attempts, latencyMilliseconds: outcome.latencyMilliseconds, source: source))
-        let record = ResultPublisher.Outgoing(topic: topics.results, key: key, value: delivery.encoded())
+        let value = template.encode(
+            token: token, status: outcome.status, reason: reason, apnsID: outcome.response?.apnsID ?? apnsID,
+            timestamp: outcome.response?.timestamp, attempts: outcome.attempts,
+            latencyMilliseconds: outcome.latencyMilliseconds)
+        let record = ResultPublisher.Outgoing(topic: topics.results, key: key, value: value)
         var extra: [ResultPublisher.Outgoing] = []
         if outcome.status == 410, let reason, invalidateOn.contains(reason) {
             let reported = reason == "ExpiredToken" && invalidateOn.contains("Unregistered") ? "Unregistered" : reason

@@ -49,6 +49,11 @@ struct JSONWriter: ~Copyable {
         append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
+    /// Bytes already encoded as JSON (a template's fixed part).
+    mutating func raw(_ encoded: [UInt8]) {
+        encoded.withUnsafeBufferPointer { append($0) }
+    }
+
     mutating func string(_ value: String) {
         // Tokens, ids and reasons need no escape: copied in one go. The rest goes through the
         // one escaping routine every hand-written JSON in Pushline uses.

@@ -85,19 +85,7 @@ public enum ResultRecord: Sendable, Hashable {
         var json = JSONWriter()
         switch self {
         case .delivery(let d):
-            json.raw("{\"type\":\"delivery\",")
-            json.key("job_id"); json.string(d.jobID); json.raw(",")
-            json.key("token"); json.string(d.token); json.raw(",")
-            json.key("app"); json.string(d.app); json.raw(",")
-            json.key("status"); json.integer(d.status); json.raw(",")
-            json.key("reason"); json.optionalString(d.reason); json.raw(",")
-            json.key("apns_id"); json.optionalString(d.apnsID); json.raw(",")
-            json.key("timestamp"); json.optionalInteger(d.timestamp); json.raw(",")
-            json.key("attempts"); json.integer(d.attempts); json.raw(",")
-            json.key("latency_ms"); json.tenths(d.latencyMilliseconds); json.raw(",")
-            json.key("final"); json.bool(d.final); json.raw(",")
-            json.key("source"); Self.write(d.source, into: &json)
-            json.raw("}")
+            return DeliveryRecordTemplate(jobID: d.jobID, app: d.app, source: d.source).encode(d)
         case .tokenInvalidated(let t):
             json.raw("{\"type\":\"token_invalidated\",")
             json.key("token"); json.string(t.token); json.raw(",")
@@ -117,7 +105,7 @@ public enum ResultRecord: Sendable, Hashable {
         return json.bytes
     }
 
-    private static func write(_ source: RecordSource, into json: inout JSONWriter) {
+    static func write(_ source: RecordSource, into json: inout JSONWriter) {
         json.raw("{")
         json.key("topic"); json.string(source.topic); json.raw(",")
         json.key("partition"); json.integer(source.partition); json.raw(",")

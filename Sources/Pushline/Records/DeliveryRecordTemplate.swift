@@ -1,0 +1,58 @@
+/// Encodes the delivery records of one job. The fields every token of the job shares (job id,
+/// app, source) are encoded once, when the template is made; each token then costs only its own
+/// fields. `ResultRecord.encoded()` goes through here too, so there is one encoding of a delivery.
+struct DeliveryRecordTemplate: Sendable {
+    /// `{"type":"delivery","job_id":"…","token":`
+    private let head: [UInt8]
+    /// `,"app":"…","status":`
+    private let app: [UInt8]
+    /// `,"source":{…}}`
+    private let tail: [UInt8]
+
+    init(jobID: String, app: String, source: RecordSource) {
+        var json = JSONWriter(capacity: 64 + jobID.utf8.count)
+        json.raw("{\"type\":\"delivery\",")
+        json.key("job_id"); json.string(jobID); json.raw(",")
+        json.key("token")
+        head = json.bytes
+
+        json = JSONWriter(capacity: 32 + app.utf8.count)
+        json.raw(",")
+        json.key("app"); json.string(app); json.raw(",")
+        json.key("status")
+        self.app = json.bytes
+
+        json = JSONWriter(capacity: 64 + source.topic.utf8.count)
+        json.raw(",")
+        json.key("source"); ResultRecord.write(source, into: &json)
+        json.raw("}")
+        tail = json.bytes
+    }
+
+    /// The record of one token (the delivery's job id, app and source are the template's).
+    func encode(_ delivery: ResultRecord.Delivery) -> [UInt8] {
+        encode(
+            token: delivery.token, status: delivery.status, reason: delivery.reason, apnsID: delivery.apnsID,
+            timestamp: delivery.timestamp, attempts: delivery.attempts, latencyMilliseconds: delivery.latencyMilliseconds,
+            final: delivery.final)
+    }
+
+    func encode(
+        token: String, status: Int, reason: String?, apnsID: String?, timestamp: Int64?, attempts: Int,
+        latencyMilliseconds: Double, final: Bool = true
+    ) -> [UInt8] {
+        var json = JSONWriter(capacity: head.count + app.count + tail.count + token.utf8.count + 160)
+        json.raw(head)
+        json.string(token)
+        json.raw(app)
+        json.integer(status); json.raw(",")
+        json.key("reason"); json.optionalString(reason); json.raw(",")
+        json.key("apns_id"); json.optionalString(apnsID); json.raw(",")
+        json.key("timestamp"); json.optionalInteger(timestamp); json.raw(",")
+        json.key("attempts"); json.integer(attempts); json.raw(",")
+        json.key("latency_ms"); json.tenths(latencyMilliseconds); json.raw(",")
+        json.key("final"); json.bool(final)
+        json.raw(tail)
+        return json.bytes
+    }
+}
