@@ -6,6 +6,8 @@ import Synchronization
 final class APNSMetrics: Sendable {
     let app: String
     private let responses = Mutex<[ResponseKey: Counter]>([:])
+    /// The common answer, counted without a look-up.
+    private let ok: Counter
     private let latency: Timer
     private let refreshes: Counter
     private let resends: Counter
@@ -20,9 +22,15 @@ final class APNSMetrics: Sendable {
         latency = Timer(label: "pushline_apns_latency_seconds", dimensions: [("app", app)], preferredDisplayUnit: .seconds)
         refreshes = Counter(label: "pushline_jwt_refreshes_total", dimensions: [("app", app)])
         resends = Counter(label: "pushline_apns_free_resends_total", dimensions: [("app", app)])
+        ok = Counter(label: "pushline_apns_responses_total", dimensions: [("app", app), ("status", "200"), ("reason", "")])
     }
 
     func response(status: Int, reason: String?, latencyNanoseconds: Int64) {
+        latency.recordNanoseconds(latencyNanoseconds)
+        if status == 200 && reason == nil {
+            ok.increment()
+            return
+        }
         let key = ResponseKey(status: status, reason: reason ?? "")
         let counter = responses.withLock { cache in
             if let counter = cache[key] { return counter }
@@ -33,7 +41,6 @@ final class APNSMetrics: Sendable {
             return counter
         }
         counter.increment()
-        latency.recordNanoseconds(latencyNanoseconds)
     }
 
     func jwtRefreshed() {

@@ -51,16 +51,17 @@ final class PendingRequest: @unchecked Sendable {
         self.created = .now
     }
 
-    var elapsedMilliseconds: Double {
-        let elapsed = ContinuousClock.now - (firstSentAt ?? created)
+    func elapsedMilliseconds(at now: ContinuousClock.Instant = .now) -> Double {
+        let elapsed = now - (firstSentAt ?? created)
         return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
     }
 
-    func finish(response: APNSResponse) {
-        completion(index, APNSOutcome(response: response, attempts: attempts, latencyMilliseconds: elapsedMilliseconds))
+    /// - Parameter now: when the response arrived (the caller usually read the clock already).
+    func finish(response: APNSResponse, at now: ContinuousClock.Instant = .now) {
+        completion(index, APNSOutcome(response: response, attempts: attempts, latencyMilliseconds: elapsedMilliseconds(at: now)))
     }
 
     func finish(noResponse: APNSOutcome.NoResponse) {
-        completion(index, APNSOutcome(noResponse: noResponse, attempts: attempts, latencyMilliseconds: elapsedMilliseconds))
+        completion(index, APNSOutcome(noResponse: noResponse, attempts: attempts, latencyMilliseconds: elapsedMilliseconds()))
     }
 }

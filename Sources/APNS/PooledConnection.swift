@@ -260,7 +260,8 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
         request.deadline = nil
         request.streamID = nil
         guard let client else { return }
-        let latency = ContinuousClock.now - (request.sentAt ?? request.created)
+        let now = ContinuousClock.now
+        let latency = now - (request.sentAt ?? request.created)
         switch result {
         case .success(let http2Response):
             // Any answer but an authentication failure proves the provider token: the connection
@@ -278,7 +279,7 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
             client.metrics.response(
                 status: response.status, reason: response.reason?.rawValue,
                 latencyNanoseconds: latency.components.seconds * 1_000_000_000 + latency.components.attoseconds / 1_000_000_000)
-            handle(request, response: response)
+            handle(request, response: response, at: now)
         case .failure(let error):
             finishedStreams += 1
             if request.timedOut {
@@ -291,11 +292,11 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
         }
     }
 
-    private func handle(_ request: PendingRequest, response: APNSResponse) {
+    private func handle(_ request: PendingRequest, response: APNSResponse, at now: ContinuousClock.Instant) {
         guard let client else { return }
         switch APNSDisposition(response) {
         case .delivered, .invalidToken, .permanent:
-            request.finish(response: response)
+            request.finish(response: response, at: now)
         case .retryable(.providerTokenExpired):
             guard let tokens = client.tokens, let sent = request.bearerToken,
                 request.attempts < client.configuration.retryPolicy.maxAttempts

@@ -109,6 +109,7 @@ final class JobPipeline: Sendable {
         // source in its value: made once for all of them.
         let key = Array(job.id.utf8)
         let template = DeliveryRecordTemplate(jobID: job.id, app: job.app, source: source)
+        let appMetrics = metrics.app(job.app)
         guard let client = clients[job.app] else {
             // The decoder only accepts configured apps; this cannot happen unless they diverge.
             preconditionFailure("job \(job.id) names app '\(job.app)' with no APNs client")
@@ -118,7 +119,7 @@ final class JobPipeline: Sendable {
         if let deadline = options.deadline, deadline <= .now {
             for token in tokens {
                 finish(job, token: token, apnsID: nil, outcome: APNSOutcome(noResponse: .expired, attempts: 0, latencyMilliseconds: 0),
-                    received: received, key: key, template: template, progress: progress)
+                    received: received, key: key, template: template, appMetrics: appMetrics, progress: progress)
             }
             return
         }
@@ -135,7 +136,7 @@ final class JobPipeline: Sendable {
         client.send(sent, options: options) { [self] index, outcome in
             let notification = sent[index]
             finish(job, token: notification.deviceToken, apnsID: notification.apnsID, outcome: outcome,
-                received: received, key: key, template: template, progress: progress)
+                received: received, key: key, template: template, appMetrics: appMetrics, progress: progress)
         }
     }
 
@@ -161,7 +162,7 @@ final class JobPipeline: Sendable {
     /// Kafka has them all.
     private func finish(
         _ job: Job, token: String, apnsID: String?, outcome: APNSOutcome, received: ContinuousClock.Instant,
-        key: [UInt8], template: DeliveryRecordTemplate, progress: JobProgress
+        key: [UInt8], template: DeliveryRecordTemplate, appMetrics: WorkerMetrics.AppMetrics, progress: JobProgress
     ) {
         let reason = outcome.reasonString
         let value = template.encode(
@@ -185,7 +186,7 @@ final class JobPipeline: Sendable {
         }
         let elapsed = ContinuousClock.now - received
         metrics.notification(
-            app: job.app, status: outcome.status, reason: reason, attempts: outcome.attempts,
+            appMetrics, status: outcome.status, reason: reason, attempts: outcome.attempts,
             endToEndNanoseconds: elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
 
         // The token is done when Kafka has all its records: the usual one, or with an invalidation.

@@ -3,7 +3,7 @@ import Metrics
 import Synchronization
 
 /// The worker's metrics (names in docs/operations.md). Label sets are cached so that recording a
-/// result costs a dictionary look-up and an atomic add.
+/// result costs at most a dictionary look-up and an atomic add (a delivered one, no look-up).
 final class WorkerMetrics: Sendable {
     private struct NotificationKey: Hashable {
         var app: String
@@ -14,7 +14,6 @@ final class WorkerMetrics: Sendable {
     private let notifications = Mutex<[NotificationKey: Counter]>([:])
     private let invalidations = Mutex<[String: Counter]>([:])
     private let rejects = Mutex<[String: Counter]>([:])
-    private let endToEnd = Mutex<[String: Timer]>([:])
     private let jobsCompleted = Counter(label: "pushline_jobs_total", dimensions: [("outcome", "completed")])
     private let jobsRejected = Counter(label: "pushline_jobs_total", dimensions: [("outcome", "rejected")])
     private let retries = Counter(label: "pushline_produce_retries_total")
@@ -24,27 +23,52 @@ final class WorkerMetrics: Sendable {
 
     init() {}
 
-    func notification(app: String, status: Int, reason: String?, attempts: Int, endToEndNanoseconds: Int64) {
-        let key = NotificationKey(app: app, status: status, reason: reason ?? "")
-        let counter = notifications.withLock { cache in
-            if let counter = cache[key] { return counter }
-            let counter = Counter(
-                label: "pushline_notifications_total",
-                dimensions: [("app", app), ("status", String(status)), ("reason", key.reason)])
-            cache[key] = counter
-            return counter
+    /// One app's per-notification metrics, made once per app: a job looks them up once and its
+    /// tokens record through them, the common outcome (200) without any look-up.
+    final class AppMetrics: Sendable {
+        let app: String
+        fileprivate let delivered: Counter
+        fileprivate let endToEnd: Timer
+        fileprivate let apnsRetries: Counter
+
+        fileprivate init(app: String) {
+            self.app = app
+            delivered = Counter(label: "pushline_notifications_total", dimensions: [("app", app), ("status", "200"), ("reason", "")])
+            endToEnd = Timer(label: "pushline_end_to_end_latency_seconds", dimensions: [("app", app)], preferredDisplayUnit: .seconds)
+            apnsRetries = Counter(label: "pushline_retries_total", dimensions: [("app", app), ("kind", "apns")])
         }
-        counter.increment()
+    }
+
+    private let apps = Mutex<[String: AppMetrics]>([:])
+
+    func app(_ name: String) -> AppMetrics {
+        apps.withLock { cache in
+            if let metrics = cache[name] { return metrics }
+            let metrics = AppMetrics(app: name)
+            cache[name] = metrics
+            return metrics
+        }
+    }
+
+    func notification(_ app: AppMetrics, status: Int, reason: String?, attempts: Int, endToEndNanoseconds: Int64) {
+        if status == 200 && reason == nil {
+            app.delivered.increment()
+        } else {
+            let key = NotificationKey(app: app.app, status: status, reason: reason ?? "")
+            let counter = notifications.withLock { cache in
+                if let counter = cache[key] { return counter }
+                let counter = Counter(
+                    label: "pushline_notifications_total",
+                    dimensions: [("app", app.app), ("status", String(status)), ("reason", key.reason)])
+                cache[key] = counter
+                return counter
+            }
+            counter.increment()
+        }
         if attempts > 1 {
-            Counter(label: "pushline_retries_total", dimensions: [("app", app), ("kind", "apns")]).increment(by: attempts - 1)
+            app.apnsRetries.increment(by: attempts - 1)
         }
-        let timer = endToEnd.withLock { cache in
-            if let timer = cache[app] { return timer }
-            let timer = Timer(label: "pushline_end_to_end_latency_seconds", dimensions: [("app", app)], preferredDisplayUnit: .seconds)
-            cache[app] = timer
-            return timer
-        }
-        timer.recordNanoseconds(endToEndNanoseconds)
+        app.endToEnd.recordNanoseconds(endToEndNanoseconds)
     }
 
     func invalidation(app: String, reason: String) {
