@@ -186,8 +186,12 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
         }
         let authority = client.authority
         var batchBearer: String?
+        var headers: [HTTP2Header] = []
+        headers.reserveCapacity(7)
+        // One clock read per batch: its requests leave in the same write.
+        let now = ContinuousClock.now
         for request in requests {
-            if let deadline = request.options.deadline, ContinuousClock.now >= deadline {
+            if let deadline = request.options.deadline, now >= deadline {
                 finishedStreams += 1
                 request.finish(noResponse: .expired)
                 continue
@@ -206,8 +210,9 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
                 }
             }
             request.bearerToken = bearer
-            var headers: [HTTP2Header] = []
-            headers.reserveCapacity(7)
+            // One header array for the whole batch: the submitted request lets go of it before the
+            // next one is built, so emptying it keeps its storage.
+            headers.removeAll(keepingCapacity: true)
             APNSRequestHeaders.forEachRegularHeader(
                 of: request.notification, authorization: bearer.map { client.tokens!.authorization(for: $0) },
                 firstOnConnection: !sentOnThisConnection
@@ -215,16 +220,15 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
                 headers.append(HTTP2Header(name, value, neverIndex: indexing == .never))
             }
             sentOnThisConnection = true
-            let http2Request = HTTP2Request(
-                method: "POST", scheme: "https", authority: authority, path: request.notification.path,
-                indexPath: false, headers: headers, body: request.body)
             request.attempts += 1
             request.timedOut = false
-            let now = ContinuousClock.now
             request.sentAt = now
             if request.firstSentAt == nil { request.firstSentAt = now }
             let streamID: Int32
             do {
+                let http2Request = HTTP2Request(
+                    method: "POST", scheme: "https", authority: authority, path: request.notification.path,
+                    indexPath: false, headers: headers, body: request.body)
                 streamID = try handler.submit(http2Request, tag: request)
             } catch {
                 // Not sent (the connection is going away): it goes again elsewhere.
