@@ -30,7 +30,9 @@ public struct KafkaProducerConfiguration: Sendable, Hashable {
     /// Defaults users may override through `properties`.
     public static let defaultProperties: [String: String] = [
         "compression.type": "lz4",
-        "linger.ms": "5",
+        // Results are small and many: 20 ms batches cost less CPU (client and broker) than 5 ms
+        // ones, and add at most 20 ms before a job's offset may be committed.
+        "linger.ms": "20",
         "batch.num.messages": "10000",
         "queue.buffering.max.messages": "500000",
     ]

@@ -49,11 +49,12 @@ import Testing
     }
 
     @Test func producerIsIdempotentWithAllAcksAndLz4ByDefault() throws {
-        let properties = try KafkaProducerConfiguration(bootstrapServers: "b:1", properties: ["linger.ms": "20"]).librdkafkaProperties()
+        let properties = try KafkaProducerConfiguration(bootstrapServers: "b:1", properties: ["linger.ms": "50"]).librdkafkaProperties()
         #expect(properties["enable.idempotence"] == "true")
         #expect(properties["acks"] == "all")
         #expect(properties["compression.type"] == "lz4")
-        #expect(properties["linger.ms"] == "20")
+        #expect(properties["linger.ms"] == "50")
+        #expect(try KafkaProducerConfiguration(bootstrapServers: "b:1").librdkafkaProperties()["linger.ms"] == "20")
         #expect(throws: KafkaError.self) {
             try KafkaProducerConfiguration(bootstrapServers: "b:1", properties: ["acks": "1"]).librdkafkaProperties()
         }
