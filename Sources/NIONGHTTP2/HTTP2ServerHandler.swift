@@ -13,7 +13,8 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
     public typealias OutboundOut = ByteBuffer
 
     private enum Deferred {
-        case request(HTTP2ServerRequest)
+        /// The stream's request, moved out when delivered (a reference: no request copies in the queue).
+        case request(ServerStream)
         case streamClosed(Int32, HTTP2ErrorCode)
         case violation
         case pong(EventLoopPromise<TimeAmount>, TimeAmount)
@@ -29,6 +30,9 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
     private var started = false
     private var closed = false
     private var streams: [Int32: ServerStream] = [:]
+    /// The stream whose HEADERS or DATA nghttp2 is reporting: its fields arrive one callback at a
+    /// time, and this saves a dictionary lookup for each.
+    private var current: ServerStream?
     private var coalescer = WriteCoalescer()
     private var pings = PingTracker()
     private var deferred: [Deferred] = []
@@ -72,7 +76,7 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
     /// above a GOAWAY we sent, connection closed) or was already answered.
     @discardableResult
     public func respond(to streamID: Int32, status: Int, headers: [HTTP2Header] = [], body: ByteBuffer? = nil) -> Bool {
-        guard !closed, let stream = streams[streamID], !stream.responded else { return false }
+        guard let stream = answerable(streamID) else { return false }
         let body = body.flatMap { $0.readableBytes > 0 ? $0 : nil }
         stream.responded = true
         stream.responseBody = body
@@ -83,6 +87,28 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
         }
         needsDrain()
         return true
+    }
+
+    /// `respond(to:status:headers:body:)` with the headers as bytes: no `String` or array per
+    /// response, for servers that answer at a high rate (reuse one `HTTP2HeaderFields`).
+    @discardableResult
+    public func respond(to streamID: Int32, status: Int, fields: HTTP2HeaderFields, body: ByteBuffer? = nil) -> Bool {
+        guard let stream = answerable(streamID) else { return false }
+        let body = body.flatMap { $0.readableBytes > 0 ? $0 : nil }
+        stream.responded = true
+        stream.responseBody = body
+        do {
+            try session.submitResponse(streamID: streamID, status: status, fields: fields, hasBody: body != nil)
+        } catch {
+            return false
+        }
+        needsDrain()
+        return true
+    }
+
+    private func answerable(_ streamID: Int32) -> ServerStream? {
+        guard !closed, let stream = streams[streamID], !stream.responded else { return nil }
+        return stream
     }
 
     // MARK: Connection control
@@ -244,7 +270,7 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
             let item = deferred[index]
             index += 1
             switch item {
-            case .request(let request): delegate?.http2Server(self, didReceive: request)
+            case .request(let stream): delegate?.http2Server(self, didReceive: stream.takeRequest())
             case .streamClosed(let streamID, let code): delegate?.http2Server(self, streamClosed: streamID, errorCode: code)
             case .violation: delegate?.http2ServerLimitViolated(self)
             case .pong(let promise, let rtt): promise.succeed(rtt)
@@ -259,6 +285,7 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
         guard !closed else { return }
         closed = true
         streams.removeAll()
+        current = nil
         stats.connectionClosed()
         for promise in pings.drainAll() {
             promise.fail(HTTP2StreamError(.connectionClosed, streamID: nil))
@@ -274,47 +301,39 @@ extension HTTP2ServerHandler: Sendable {}
 extension HTTP2ServerHandler: NGHTTP2SessionEvents {
     func sessionBeginHeaders(streamID: Int32, isRequest: Bool) throws {
         guard isRequest else { return }
-        streams[streamID] = ServerStream(streamID: streamID)
+        let stream = ServerStream(streamID: streamID)
+        streams[streamID] = stream
+        current = stream
         stats.streamOpened()
     }
 
+    /// The open stream `streamID`, from `current` when nghttp2 is still on it.
+    private func stream(_ streamID: Int32) -> ServerStream? {
+        if let current, current.streamID == streamID { return current }
+        current = streams[streamID]
+        return current
+    }
+
     func sessionHeader(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndex: Bool) throws {
-        guard let stream = streams[streamID] else { return }
-        if name.first == UInt8(ascii: ":") {
-            // nghttp2 has already checked the pseudo-headers: the second byte and the length tell
-            // them apart.
-            guard name.count >= 5 else { return }
-            let text = String(decoding: value, as: UTF8.self)
-            switch (name[1], name.count) {
-            case (UInt8(ascii: "p"), 5):
-                stream.request.path = text
-                stream.request.pathNeverIndexed = neverIndex
-            case (UInt8(ascii: "m"), 7): stream.request.method = text
-            case (UInt8(ascii: "a"), 10): stream.request.authority = text
-            case (UInt8(ascii: "s"), 7): stream.request.scheme = text
-            default: break
-            }
-            return
-        }
-        stream.request.headers.append(HTTP2Header(
-            String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self), neverIndex: neverIndex))
+        // Trailers land here too and join the headers, as before.
+        stream(streamID)?.received(name: UnsafeRawBufferPointer(name), value: UnsafeRawBufferPointer(value), neverIndex: neverIndex)
     }
 
     func sessionData(streamID: Int32, bytes: UnsafeRawBufferPointer) throws {
-        guard let stream = streams[streamID], let context else { return }
-        if stream.request.body == nil {
-            stream.request.body = context.channel.allocator.buffer(capacity: bytes.count)
+        guard let stream = stream(streamID), let context else { return }
+        if stream.body == nil {
+            stream.body = context.channel.allocator.buffer(capacity: bytes.count)
         }
-        stream.request.body!.writeBytes(bytes)
+        stream.body!.writeBytes(bytes)
     }
 
     func sessionFrameReceived(_ frame: NGHTTP2Frame) throws {
         switch frame {
         case .headers(let streamID, true, _), .data(let streamID, true):
-            guard let stream = streams[streamID], !stream.delivered else { return }
+            guard let stream = stream(streamID), !stream.delivered else { return }
             stream.delivered = true
             stats.requestCompleted()
-            deferred.append(.request(stream.takeRequest()))
+            deferred.append(.request(stream))
         case .ping(ack: true, let opaque):
             if let (promise, rtt) = pings.acked(opaque, at: .now()) { deferred.append(.pong(promise, rtt)) }
         case .goAway(let goAway):
@@ -343,6 +362,7 @@ extension HTTP2ServerHandler: NGHTTP2SessionEvents {
 
     func sessionStreamClosed(streamID: Int32, errorCode: HTTP2ErrorCode) throws {
         guard streams.removeValue(forKey: streamID) != nil else { return }
+        if current?.streamID == streamID { current = nil }
         stats.streamClosed()
         deferred.append(.streamClosed(streamID, errorCode))
     }

@@ -141,6 +141,19 @@ final class NGHTTP2Session {
         try Self.check("nghttp2_submit_response", rv)
     }
 
+    /// Server only: a response whose headers are already bytes (`HTTP2HeaderFields`), submitted
+    /// without copying them first.
+    func submitResponse(streamID: Int32, status: Int, fields: HTTP2HeaderFields, hasBody: Bool) throws {
+        var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readBodyCallback)
+        let raw = self.raw
+        let rv = headerBlock.withResponseNVArray(status: status, fields: fields) { nv, count in
+            hasBody
+                ? nghttp2_submit_response(raw, streamID, nv, count, &provider)
+                : nghttp2_submit_response(raw, streamID, nv, count, nil)
+        }
+        try Self.check("nghttp2_submit_response", rv)
+    }
+
     func submitReset(streamID: Int32, errorCode: HTTP2ErrorCode) throws {
         try Self.check("nghttp2_submit_rst_stream",
                        nghttp2_submit_rst_stream(raw, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, errorCode.rawValue))
