@@ -73,7 +73,9 @@ public enum APNSRequestRules {
         case authorization, pushType, apnsID, expiration, priority, topic, collapseID
 
         /// The header's (lowercase) name.
-        public var name: String {
+        public var name: String { utf8Name.description }
+
+        private var utf8Name: StaticString {
             switch self {
             case .authorization: "authorization"
             case .pushType: "apns-push-type"
@@ -98,7 +100,7 @@ public enum APNSRequestRules {
             case 16: candidate = .collapseID
             default: return nil
             }
-            guard name.elementsEqual(candidate.name.utf8) else { return nil }
+            guard equal(name, candidate.utf8Name) else { return nil }
             self = candidate
         }
 
@@ -160,7 +162,7 @@ public enum APNSRequestRules {
         fields: Fields,
         body: UnsafeBufferPointer<UInt8>
     ) -> Result<APNSPushType, Rejection> {
-        guard method.elementsEqual("POST".utf8) else { return .failure(Rejection(405, .methodNotAllowed)) }
+        guard equal(method, "POST") else { return .failure(Rejection(405, .methodNotAllowed)) }
         guard let token = deviceToken(inPath: path) else { return .failure(Rejection(404, .badPath)) }
         if token.isEmpty { return .failure(Rejection(400, .missingDeviceToken)) }
         guard DeviceToken.isValid(utf8: token) else { return .failure(Rejection(400, .badDeviceToken)) }
@@ -168,7 +170,8 @@ public enum APNSRequestRules {
 
         var pushType = APNSPushType.alert
         if let raw = fields[.pushType] {
-            guard let parsed = APNSPushType.allCases.first(where: { raw.elementsEqual($0.rawValue.utf8) }) else {
+            // Push types are short: the String is inline, and the parse is exactly the String one.
+            guard let parsed = APNSPushType(rawValue: String(decoding: raw, as: UTF8.self)) else {
                 return .failure(Rejection(400, .invalidPushType))
             }
             pushType = parsed
@@ -211,14 +214,21 @@ public enum APNSRequestRules {
     /// `String.hasPrefix` (which compares characters): a non-ASCII byte right after the prefix may
     /// be a combining mark that joins the final "/", so that case is decided by `String`.
     public static func deviceToken(inPath path: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
-        let prefix = devicePathPrefix.utf8
-        guard path.count >= prefix.count, path.prefix(prefix.count).elementsEqual(prefix) else { return nil }
-        if path.count > prefix.count, path[prefix.count] >= 0x80,
+        let prefix: StaticString = "/3/device/"
+        let count = prefix.utf8CodeUnitCount
+        guard path.count >= count, equal(UnsafeRawBufferPointer(rebasing: path[..<count]), prefix) else { return nil }
+        if path.count > count, path[count] >= 0x80,
             !String(decoding: path, as: UTF8.self).hasPrefix(devicePathPrefix)
         {
             return nil
         }
-        return UnsafeRawBufferPointer(rebasing: path[prefix.count...])
+        return UnsafeRawBufferPointer(rebasing: path[count...])
+    }
+
+    /// Whether `bytes` are exactly `text`'s UTF-8.
+    static func equal(_ bytes: UnsafeRawBufferPointer, _ text: StaticString) -> Bool {
+        bytes.count == text.utf8CodeUnitCount
+            && bytes.elementsEqual(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// Parses a decimal integer as `Int64(String)` does: an optional sign, then one or more ASCII

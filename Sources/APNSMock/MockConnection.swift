@@ -145,9 +145,9 @@ final class MockConnection: HTTP2ServerDelegate {
             var fields = APNSRequestRules.Fields()
             all.forEach { name, value, _ in
                 if name.first == UInt8(ascii: ":") {
-                    if name.elementsEqual(":path".utf8) {
+                    if name.equals(":path") {
                         path = value
-                    } else if name.elementsEqual(":method".utf8) {
+                    } else if name.equals(":method") {
                         method = value
                     }
                 } else {
@@ -235,14 +235,16 @@ final class MockConnection: HTTP2ServerDelegate {
 
     /// Whether `authorization` is "bearer " (any case) followed by exactly the current JWT.
     private func isCurrentToken(_ authorization: UnsafeRawBufferPointer) -> Bool {
-        let scheme = "bearer ".utf8
-        guard authorization.count == currentJWT.count + scheme.count else { return false }
-        for (byte, expected) in zip(authorization, scheme) {
+        let scheme: StaticString = "bearer "
+        let schemeCount = scheme.utf8CodeUnitCount
+        guard authorization.count == currentJWT.count + schemeCount else { return false }
+        for index in 0..<schemeCount {
+            let byte = authorization[index]
             let lowered = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
-            if lowered != expected { return false }
+            if lowered != scheme.utf8Start[index] { return false }
         }
         return currentJWT.withUnsafeBytes { jwt in
-            jwt.count == 0 || memcmp(authorization.baseAddress! + scheme.count, jwt.baseAddress!, jwt.count) == 0
+            jwt.count == 0 || memcmp(authorization.baseAddress! + schemeCount, jwt.baseAddress!, jwt.count) == 0
         }
     }
 
@@ -339,3 +341,11 @@ final class MockConnection: HTTP2ServerDelegate {
 
 @available(*, unavailable)
 extension MockConnection: Sendable {}
+
+extension UnsafeRawBufferPointer {
+    /// Whether these bytes are exactly `text`'s UTF-8.
+    fileprivate func equals(_ text: StaticString) -> Bool {
+        count == text.utf8CodeUnitCount
+            && elementsEqual(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+}

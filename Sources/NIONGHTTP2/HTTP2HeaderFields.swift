@@ -7,12 +7,12 @@ import NIOCore
 /// host order), then the name and value bytes. Names are stored lowercased (HTTP/2 forbids
 /// uppercase names). Fields keep their order; repeats are kept.
 public struct HTTP2HeaderFields: Sendable {
-    private var storage: ByteBuffer
+    @usableFromInline var storage: ByteBuffer
     /// The number of fields.
     public private(set) var count = 0
 
-    static let recordHeader = 9
-    static let neverIndexFlag: UInt8 = 1
+    @usableFromInline static let recordHeader = 9
+    @usableFromInline static let neverIndexFlag: UInt8 = 1
 
     public init(capacity: Int = 256) {
         storage = ByteBufferAllocator().buffer(capacity: capacity)
@@ -83,6 +83,7 @@ public struct HTTP2HeaderFields: Sendable {
 
     /// Calls `body` with each field's name, value and never-indexed flag, in order. The buffers are
     /// valid only inside `body`.
+    @inlinable
     public func forEach(
         _ body: (_ name: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, _ neverIndex: Bool) throws -> Void
     ) rethrows {
@@ -90,18 +91,20 @@ public struct HTTP2HeaderFields: Sendable {
     }
 
     /// Calls `body` with a view of the fields whose buffers all stay valid until `body` returns.
+    @inlinable
     public func withUnsafeFields<R>(_ body: (UnsafeHTTP2HeaderFields) throws -> R) rethrows -> R {
         try storage.withUnsafeReadableBytes { try body(UnsafeHTTP2HeaderFields(storage: $0)) }
     }
 
     /// Calls `body` with the value of the first field named `name` (lowercase); nil when absent.
+    @inlinable
     public func withValue<R>(named name: String, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
         var name = name
         return try name.withUTF8 { wanted in
             var found: UnsafeRawBufferPointer?
             var result: R?
             try forEach { fieldName, value, _ in
-                guard found == nil, fieldName.elementsEqual(wanted) else { return }
+                guard found == nil, fieldName.count == wanted.count, fieldName.elementsEqual(wanted) else { return }
                 found = value
                 result = try body(value)
             }
@@ -130,9 +133,14 @@ public struct HTTP2HeaderFields: Sendable {
 /// buffers it yields are valid only while that call runs.
 public struct UnsafeHTTP2HeaderFields {
     /// The storage; fields are records as described on `HTTP2HeaderFields`.
-    let storage: UnsafeRawBufferPointer
+    @usableFromInline let storage: UnsafeRawBufferPointer
+
+    @usableFromInline init(storage: UnsafeRawBufferPointer) {
+        self.storage = storage
+    }
 
     /// Calls `visit` with each field's name, value and never-indexed flag, in order.
+    @inlinable
     public func forEach(
         _ visit: (_ name: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, _ neverIndex: Bool) throws -> Void
     ) rethrows {
@@ -142,6 +150,7 @@ public struct UnsafeHTTP2HeaderFields {
     }
 
     /// Calls `visit` with each field's name and value ranges in `storage`.
+    @inlinable
     func forEachRange(_ visit: (_ name: Range<Int>, _ value: Range<Int>, _ neverIndex: Bool) throws -> Void) rethrows {
         var offset = 0
         while offset < storage.count {

@@ -13,7 +13,7 @@ public struct HTTP2ServerRequest: Sendable {
     /// Whether the client sent `:path` as never-indexed.
     public var pathNeverIndexed: Bool
     /// Pseudo-headers (names starting with ":") and regular headers, in the order received.
-    var fields: HTTP2HeaderFields
+    @usableFromInline var fields: HTTP2HeaderFields
 
     public init(
         streamID: Int32, method: String = "", scheme: String = "", authority: String = "", path: String = "",
@@ -83,6 +83,7 @@ public struct HTTP2ServerRequest: Sendable {
 
     /// Calls `body` with each regular header's name, value and never-indexed flag, in order. The
     /// buffers are valid only inside `body`.
+    @inlinable
     public func forEachHeader(
         _ body: (_ name: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, _ neverIndex: Bool) throws -> Void
     ) rethrows {
@@ -94,11 +95,13 @@ public struct HTTP2ServerRequest: Sendable {
     /// Calls `body` with every field, pseudo-headers (":path", ...) included, in the order
     /// received. The buffers stay valid until `body` returns, so a server can collect the ones it
     /// needs in one pass and use them together.
+    @inlinable
     public func withUnsafeFields<R>(_ body: (UnsafeHTTP2HeaderFields) throws -> R) rethrows -> R {
         try fields.withUnsafeFields(body)
     }
 
     /// Calls `body` with the value of the first regular header named `name` (lowercase); nil when absent.
+    @inlinable
     public func withHeaderValue<R>(named name: String, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
         try fields.withValue(named: name, body)
     }

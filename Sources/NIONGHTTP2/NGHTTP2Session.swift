@@ -16,6 +16,9 @@ final class NGHTTP2Session {
     /// The handler that owns this session. `unowned(unsafe)`: the handler holds the only strong
     /// reference to the session, so the handler outlives every callback the session can make.
     unowned(unsafe) var events: (any NGHTTP2SessionEvents)?
+    /// Server sessions: the same handler as `events`, for the server's hot callbacks
+    /// (NGHTTP2ServerCallbacks.swift), which reach it without reference counting.
+    var server: Unmanaged<HTTP2ServerHandler>?
 
     /// - Parameter peerMaxConcurrentStreams: what to assume for the peer's
     ///   SETTINGS_MAX_CONCURRENT_STREAMS until its first SETTINGS arrives.
@@ -26,6 +29,7 @@ final class NGHTTP2Session {
         // The session copies the callbacks table; we free ours right after creating it.
         defer { nghttp2_session_callbacks_del(callbacks) }
         installNGHTTP2Callbacks(callbacks)
+        if role == .server { installNGHTTP2ServerCallbacks(callbacks) }
 
         var option: OpaquePointer?
         try Self.check("nghttp2_option_new", nghttp2_option_new(&option))
