@@ -94,7 +94,7 @@ public enum APNSRequestRules {
             switch name.count {
             case 7: candidate = .apnsID
             case 10: candidate = .topic
-            case 13: candidate = name.first == UInt8(ascii: "a") ? .authorization : .priority
+            case 13: candidate = name[1] == UInt8(ascii: "u") ? .authorization : .priority
             case 14: candidate = .pushType
             case 15: candidate = .expiration
             case 16: candidate = .collapseID
