@@ -258,7 +258,7 @@ final class MockConnection: HTTP2ServerDelegate {
             responseFields.append("apns-id", value: id, neverIndex: true)
         }
         if echoed == nil {
-            responseFields.append("apns-id", shared.ids.next(), neverIndex: true)
+            shared.ids.withNext { responseFields.append("apns-id", value: $0, neverIndex: true) }
         }
         var body: ByteBuffer?
         if let reason {
