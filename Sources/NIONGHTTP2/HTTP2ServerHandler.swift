@@ -37,9 +37,12 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
     /// The stream whose HEADERS or DATA nghttp2 is reporting: its fields arrive one callback at a
     /// time, and this saves a dictionary lookup for each.
     @exclusivity(unchecked) private var current: ServerStream?
-    /// Closed streams kept for reuse (at most `maxSpareStreams`).
+    /// Closed streams kept for reuse (at most `maxSpare`).
     @exclusivity(unchecked) private var spareStreams: [ServerStream] = []
-    private static let maxSpareStreams = 1024
+    /// Request buffers of delivered requests, for the next streams (at most `maxSpare`); the most
+    /// recently used first, so new requests are written into memory still in cache.
+    @exclusivity(unchecked) private var spareStorage: [ServerStream.Storage] = []
+    private static let maxSpare = 1024
     private var coalescer = WriteCoalescer()
     private var pings = PingTracker()
     @exclusivity(unchecked) private var deferred: [Deferred] = []
@@ -286,7 +289,9 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
             let item = deferred[index]
             index += 1
             switch item {
-            case .request(let stream): delegate?.http2Server(self, didReceive: stream.takeRequest())
+            case .request(let stream):
+                delegate?.http2Server(self, didReceive: stream.takeRequest())
+                if spareStorage.count < Self.maxSpare { spareStorage.append(stream.releaseStorage()) }
             case .streamClosed(let streamID, let code): delegate?.http2Server(self, streamClosed: streamID, errorCode: code)
             case .violation: delegate?.http2ServerLimitViolated(self)
             case .pong(let promise, let rtt): promise.succeed(rtt)
@@ -319,10 +324,10 @@ extension HTTP2ServerHandler: NGHTTP2SessionEvents {
         guard isRequest else { return }
         let stream: ServerStream
         if let spare = spareStreams.popLast() {
-            spare.reuse(streamID: streamID)
+            spare.reuse(streamID: streamID, storage: spareStorage.popLast())
             stream = spare
         } else {
-            stream = ServerStream(streamID: streamID)
+            stream = ServerStream(streamID: streamID, storage: spareStorage.popLast())
         }
         streams[streamID] = stream
         current = stream
@@ -383,7 +388,7 @@ extension HTTP2ServerHandler: NGHTTP2SessionEvents {
         guard let stream = streams.removeValue(forKey: streamID) else { return }
         if current === stream { current = nil }
         // A request still waiting in `deferred` keeps its stream until it is delivered.
-        if (!stream.delivered || stream.taken), spareStreams.count < Self.maxSpareStreams {
+        if (!stream.delivered || stream.taken), spareStreams.count < Self.maxSpare {
             spareStreams.append(stream)
         }
         stats.streamClosed()

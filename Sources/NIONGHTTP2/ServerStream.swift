@@ -6,17 +6,16 @@ import NIOCore
 /// streams dictionary for each one cost a fifth of the server's time. Headers are kept as bytes
 /// (one buffer per request, no `String` per field) until the delegate asks for them.
 ///
-/// The handler reuses streams once closed (`reuse`): the object and, when the delegate has let go
-/// of the last request, its header and body storage too, so a steady request rate allocates nothing
-/// here. Stored properties are `@exclusivity(unchecked)`: the stream lives on one EventLoop and no
+/// The handler reuses streams once closed (`reuse`), and their request storage (headers and body
+/// buffers) as soon as the request has been delivered (`releaseStorage`): the next stream then
+/// writes into memory that was just used, still in cache, and a steady request rate allocates
+/// nothing here. Storage the delegate kept is replaced on reuse, not overwritten (copy on write). Stored properties are `@exclusivity(unchecked)`: the stream lives on one EventLoop and no
 /// access to them overlaps another (each is a plain read or mutation, never held across a call
 /// that could reach the same stream), and the dynamic checks cost more than the appends.
 final class ServerStream {
     @exclusivity(unchecked) private(set) var streamID: Int32
-    /// Sized for a typical APNs request (pseudo-headers, a JWT, a few apns-* headers) in one allocation.
-    @exclusivity(unchecked) private var fields = HTTP2HeaderFields(capacity: 1024)
-    /// Request body storage, kept across reuses; `hasBody` says whether this request has one.
-    @exclusivity(unchecked) private var body: ByteBuffer?
+    /// Nil once `releaseStorage` gave the buffers away.
+    @exclusivity(unchecked) private var storage: Storage?
     @exclusivity(unchecked) private var hasBody = false
     @exclusivity(unchecked) private var pathNeverIndexed = false
     @exclusivity(unchecked) var delivered = false
@@ -25,16 +24,38 @@ final class ServerStream {
     @exclusivity(unchecked) var responded = false
     @exclusivity(unchecked) var responseBody: ByteBuffer?
 
-    init(streamID: Int32) {
-        self.streamID = streamID
+    /// A request's buffers: header fields and body.
+    struct Storage {
+        var fields: HTTP2HeaderFields
+        var body: ByteBuffer?
+
+        /// Sized for a typical APNs request (pseudo-headers, a JWT, a few apns-* headers).
+        init() {
+            fields = HTTP2HeaderFields(capacity: 1024)
+        }
+
+        /// Empties both buffers, keeping their memory unless a delegate still shares it.
+        mutating func clear() {
+            fields.removeAll()
+            if body != nil { body!.clear() }
+        }
     }
 
-    /// Makes a closed stream new for `streamID`. Storage the last request still shares (a
-    /// delegate kept it) is replaced, not overwritten.
-    func reuse(streamID: Int32) {
+    init(streamID: Int32, storage: Storage?) {
         self.streamID = streamID
-        fields.removeAll()
-        if hasBody { body!.clear() }
+        self.storage = storage ?? Storage()
+    }
+
+    /// Makes a closed stream new for `streamID`, with `storage` (else its own buffers, or new ones).
+    func reuse(streamID: Int32, storage: Storage?) {
+        self.streamID = streamID
+        if let storage {
+            self.storage = storage
+        } else if self.storage != nil {
+            self.storage!.clear()
+        } else {
+            self.storage = Storage()
+        }
         hasBody = false
         pathNeverIndexed = false
         delivered = false
@@ -47,20 +68,29 @@ final class ServerStream {
     func received(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, neverIndex: Bool) {
         // ":path" is the only 5-byte name starting with ':' nghttp2 lets through.
         if name.count == 5, name[0] == UInt8(ascii: ":") { pathNeverIndexed = neverIndex }
-        fields.append(name: name, value: value, neverIndex: neverIndex, lowercasing: false)
+        storage!.fields.append(name: name, value: value, neverIndex: neverIndex, lowercasing: false)
     }
 
     func receivedBody(_ bytes: UnsafeRawBufferPointer, allocator: ByteBufferAllocator) {
-        if body == nil { body = allocator.buffer(capacity: max(bytes.count, 256)) }
+        if storage!.body == nil { storage!.body = allocator.buffer(capacity: max(bytes.count, 256)) }
         hasBody = true
-        body!.writeBytes(bytes)
+        storage!.body!.writeBytes(bytes)
     }
 
-    /// The assembled request, sharing this stream's storage until the stream is reused (copy on write).
+    /// The assembled request, sharing this stream's storage (copy on write).
     func takeRequest() -> HTTP2ServerRequest {
         taken = true
         return HTTP2ServerRequest(
-            streamID: streamID, fields: fields, body: hasBody ? body : nil, pathNeverIndexed: pathNeverIndexed)
+            streamID: streamID, fields: storage!.fields, body: hasBody ? storage!.body : nil,
+            pathNeverIndexed: pathNeverIndexed)
+    }
+
+    /// Gives up the request's buffers (once delivered, the stream needs only its response state),
+    /// cleared for the next request.
+    func releaseStorage() -> Storage {
+        var released = storage.take()!
+        released.clear()
+        return released
     }
 
     func readBody(into buffer: UnsafeMutableRawBufferPointer) -> (count: Int, end: Bool) {
