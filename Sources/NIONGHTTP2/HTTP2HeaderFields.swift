@@ -1,13 +1,12 @@
-import NIOCore
-
 /// Header fields kept as bytes in one buffer: no `String` and no array element per field, so a
 /// server holds a request's headers with one allocation and reads them without decoding.
 ///
 /// Each field is a record: a flags byte (never-indexed), the name and value lengths (4 bytes each,
 /// host order), then the name and value bytes. Names are stored lowercased (HTTP/2 forbids
-/// uppercase names). Fields keep their order; repeats are kept.
+/// uppercase names). Fields keep their order; repeats are kept. A value type: copies share the
+/// bytes until one of them is written (copy on write).
 public struct HTTP2HeaderFields: Sendable {
-    @usableFromInline var storage: ByteBuffer
+    @usableFromInline var storage: HTTP2HeaderFieldsStorage
     /// The number of fields.
     public private(set) var count = 0
 
@@ -15,7 +14,7 @@ public struct HTTP2HeaderFields: Sendable {
     @usableFromInline static let neverIndexFlag: UInt8 = 1
 
     public init(capacity: Int = 256) {
-        storage = ByteBufferAllocator().buffer(capacity: capacity)
+        storage = HTTP2HeaderFieldsStorage(capacity: capacity)
     }
 
     public init(_ headers: [HTTP2Header]) {
@@ -32,25 +31,28 @@ public struct HTTP2HeaderFields: Sendable {
     /// nghttp2) and requests built by hand, which report their headers verbatim.
     mutating func append(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, neverIndex: Bool, lowercasing: Bool) {
         let total = Self.recordHeader + name.count + value.count
-        storage.writeWithUnsafeMutableBytes(minimumWritableBytes: total) { out in
-            out[0] = neverIndex ? Self.neverIndexFlag : 0
-            out.storeBytes(of: UInt32(truncatingIfNeeded: name.count), toByteOffset: 1, as: UInt32.self)
-            out.storeBytes(of: UInt32(truncatingIfNeeded: value.count), toByteOffset: 5, as: UInt32.self)
-            var offset = Self.recordHeader
-            if lowercasing {
-                for byte in name {
-                    out[offset] = byte &- 0x41 < 26 ? byte | 0x20 : byte
-                    offset += 1
-                }
-            } else if name.count > 0 {
-                (out.baseAddress! + offset).copyMemory(from: name.baseAddress!, byteCount: name.count)
-                offset += name.count
-            }
-            if value.count > 0 {
-                (out.baseAddress! + offset).copyMemory(from: value.baseAddress!, byteCount: value.count)
-            }
-            return total
+        if !isKnownUniquelyReferenced(&storage) {
+            storage = storage.copy(minimumCapacity: storage.used + total)
         }
+        storage.reserve(total)
+        let out = storage.bytes + storage.used
+        out.storeBytes(of: neverIndex ? Self.neverIndexFlag : 0, as: UInt8.self)
+        out.storeBytes(of: UInt32(truncatingIfNeeded: name.count), toByteOffset: 1, as: UInt32.self)
+        out.storeBytes(of: UInt32(truncatingIfNeeded: value.count), toByteOffset: 5, as: UInt32.self)
+        var offset = Self.recordHeader
+        if lowercasing {
+            for byte in name {
+                out.storeBytes(of: byte &- 0x41 < 26 ? byte | 0x20 : byte, toByteOffset: offset, as: UInt8.self)
+                offset += 1
+            }
+        } else if name.count > 0 {
+            (out + offset).copyMemory(from: name.baseAddress!, byteCount: name.count)
+            offset += name.count
+        }
+        if value.count > 0 {
+            (out + offset).copyMemory(from: value.baseAddress!, byteCount: value.count)
+        }
+        storage.used += total
         count += 1
     }
 
@@ -77,7 +79,11 @@ public struct HTTP2HeaderFields: Sendable {
 
     /// Empties the list and keeps its storage for reuse.
     public mutating func removeAll() {
-        storage.clear()
+        if isKnownUniquelyReferenced(&storage) {
+            storage.used = 0
+        } else {
+            storage = HTTP2HeaderFieldsStorage(capacity: storage.capacity)
+        }
         count = 0
     }
 
@@ -93,7 +99,8 @@ public struct HTTP2HeaderFields: Sendable {
     /// Calls `body` with a view of the fields whose buffers all stay valid until `body` returns.
     @inlinable
     public func withUnsafeFields<R>(_ body: (UnsafeHTTP2HeaderFields) throws -> R) rethrows -> R {
-        try storage.withUnsafeReadableBytes { try body(UnsafeHTTP2HeaderFields(storage: $0)) }
+        // The storage stays alive (and unwritten: `self` is not mutated) until `body` returns.
+        try withExtendedLifetime(storage) { try body(UnsafeHTTP2HeaderFields(storage: storage.readable)) }
     }
 
     /// Calls `body` with the value of the first field named `name` (lowercase); nil when absent.

@@ -88,9 +88,10 @@ final class ServerStream {
     /// Gives up the request's buffers (once delivered, the stream needs only its response state),
     /// cleared for the next request.
     func releaseStorage() -> Storage {
-        var released = storage.take()!
-        released.clear()
-        return released
+        var released: Storage?
+        swap(&released, &storage)
+        released!.clear()
+        return released!
     }
 
     func readBody(into buffer: UnsafeMutableRawBufferPointer) -> (count: Int, end: Bool) {
