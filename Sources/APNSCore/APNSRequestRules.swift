@@ -227,8 +227,12 @@ public enum APNSRequestRules {
 
     /// Whether `bytes` are exactly `text`'s UTF-8.
     static func equal(_ bytes: UnsafeRawBufferPointer, _ text: StaticString) -> Bool {
-        bytes.count == text.utf8CodeUnitCount
-            && bytes.elementsEqual(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        let count = text.utf8CodeUnitCount
+        guard bytes.count == count else { return false }
+        // A plain index loop: `elementsEqual` iterated generically and showed in profiles.
+        let expected = text.utf8Start
+        for index in 0..<count where bytes[index] != expected[index] { return false }
+        return true
     }
 
     /// Parses a decimal integer as `Int64(String)` does: an optional sign, then one or more ASCII

@@ -345,7 +345,9 @@ extension MockConnection: Sendable {}
 extension UnsafeRawBufferPointer {
     /// Whether these bytes are exactly `text`'s UTF-8.
     fileprivate func equals(_ text: StaticString) -> Bool {
-        count == text.utf8CodeUnitCount
-            && elementsEqual(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        guard count == text.utf8CodeUnitCount else { return false }
+        let expected = text.utf8Start
+        for index in 0..<count where self[index] != expected[index] { return false }
+        return true
     }
 }

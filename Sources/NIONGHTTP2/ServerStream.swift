@@ -41,13 +41,13 @@ final class ServerStream {
         }
     }
 
-    init(streamID: Int32, storage: Storage?) {
+    init(streamID: Int32, storage: consuming Storage?) {
         self.streamID = streamID
         self.storage = storage ?? Storage()
     }
 
     /// Makes a closed stream new for `streamID`, with `storage` (else its own buffers, or new ones).
-    func reuse(streamID: Int32, storage: Storage?) {
+    func reuse(streamID: Int32, storage: consuming Storage?) {
         self.streamID = streamID
         if let storage {
             self.storage = storage
