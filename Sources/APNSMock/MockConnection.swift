@@ -1,12 +1,13 @@
 import APNSCore
 import NIOCore
+import NIONGHTTP2
+import NIOOpenSSL
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import NIONGHTTP2
-import NIOOpenSSL
 
 /// One client connection to the mock: applies APNs' rules to each request, enforces token trust
 /// and the stream-limit ramp, injects the configured chaos, and counts everything.
