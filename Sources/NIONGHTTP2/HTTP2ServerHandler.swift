@@ -46,6 +46,8 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
     private var coalescer = WriteCoalescer()
     private var pings = PingTracker()
     @exclusivity(unchecked) private var deferred: [Deferred] = []
+    /// The next event `runDeferred` delivers.
+    @exclusivity(unchecked) private var deferredIndex = 0
 
     /// Open streams, the most open at once, limit violations, requests received.
     @exclusivity(unchecked) public private(set) var stats = ServerStreamStats()
@@ -283,11 +285,13 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
         context.close(promise: nil)
     }
 
+    /// Delivers the queued events in order, each once. Re-entrant: a delegate that closes the
+    /// connection runs this again from `connectionEnded`, which continues from the next event
+    /// (`deferredIndex` is shared) so everything queued still arrives before `http2ServerClosed`.
     private func runDeferred() {
-        var index = 0
-        while index < deferred.count {
-            let item = deferred[index]
-            index += 1
+        while deferredIndex < deferred.count {
+            let item = deferred[deferredIndex]
+            deferredIndex += 1
             switch item {
             case .request(let stream):
                 delegate?.http2Server(self, didReceive: stream.takeRequest())
@@ -300,6 +304,7 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
             }
         }
         deferred.removeAll(keepingCapacity: true)
+        deferredIndex = 0
     }
 
     private func connectionEnded() {

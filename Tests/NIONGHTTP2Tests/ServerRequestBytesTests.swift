@@ -79,4 +79,25 @@ import Testing
             #expect(request.body.map { String(buffer: $0) } == "body \(round) \(index)")
         }
     }
+
+    @Test func aDelegateClosingMidBatchGetsEveryRequestOnceThenClosed() throws {
+        final class ClosingDelegate: HTTP2ServerDelegate {
+            var events: [String] = []
+            func http2Server(_ connection: HTTP2ServerHandler, didReceive request: HTTP2ServerRequest) {
+                events.append(request.path)
+                if request.path == "/2" { connection.closeAbruptly() }
+            }
+            func http2ServerClosed(_ connection: HTTP2ServerHandler) { events.append("closed") }
+        }
+        let delegate = ClosingDelegate()
+        let pair = try InMemoryPair(delegate: delegate)
+        try pair.interact()
+        for index in 0..<5 { _ = pair.submit(request(path: "/\(index)", body: "{}")) }
+        pair.client.embeddedEventLoop.run()
+        var bytes = ByteBuffer()
+        while var chunk = try pair.client.readOutbound(as: ByteBuffer.self) { bytes.writeBuffer(&chunk) }
+        // One read: all five requests are queued before the delegate sees the first.
+        try pair.server.writeInbound(bytes)
+        #expect(delegate.events == ["/0", "/1", "/2", "/3", "/4", "closed"])
+    }
 }
