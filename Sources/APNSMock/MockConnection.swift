@@ -3,10 +3,18 @@ import NIOCore
 import NIONGHTTP2
 import NIOOpenSSL
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One client connection to the mock: applies APNs' rules to each request, enforces token trust
 /// and the stream-limit ramp, injects the configured chaos, and counts everything.
 ///
 /// Lives on its channel's EventLoop (the HTTP/2 handler calls it there), so it keeps plain state.
+/// Requests are read as bytes (no `String` per header) and counted in this connection's own
+/// counters: the mock must outrun the clients it measures.
 final class MockConnection: HTTP2ServerDelegate {
     private let shared: MockShared
     private let channel: any Channel
@@ -18,6 +26,13 @@ final class MockConnection: HTTP2ServerDelegate {
     private var limitDropped = false
     private var tokenSucceeded = false
     private var currentToken: MockTokenVerifier.Verified?
+    /// `currentToken`'s JWT as bytes, compared with each request's authorization header.
+    private var currentJWT: [UInt8] = []
+    private let counters: MockStats.ConnectionCounters
+    /// The most streams open at once here so far (the shared stats keep the maximum over all).
+    private var maxOpenStreams = 0
+    /// Reused for every response: answering allocates nothing here.
+    private var responseFields = HTTP2HeaderFields(capacity: 128)
     private var streamsStarted = 0
     private var goingAway = false
     /// The last-stream-id of the GOAWAY this connection sent: later streams are not processed.
@@ -34,7 +49,7 @@ final class MockConnection: HTTP2ServerDelegate {
         self.id = shared.nextConnectionID()
         self.random = SplitMix64(seed: shared.configuration.seed &+ UInt64(id) &* 0x2545_F491_4F6C_DD1D)
         self.limit = shared.configuration.tokenAuth ? 1 : UInt32(shared.configuration.maxStreams)
-        shared.stats.connectionOpened()
+        self.counters = shared.stats.connectionOpened(id)
         shared.stats.advertised(limit: Int(limit))
     }
 
@@ -53,7 +68,10 @@ final class MockConnection: HTTP2ServerDelegate {
             return
         }
         streamsStarted += 1
-        shared.stats.streamsOpen(connection.openStreams, limit: Int(limit))
+        if connection.openStreams > maxOpenStreams {
+            maxOpenStreams = connection.openStreams
+            shared.stats.streamsOpen(maxOpenStreams, limit: Int(limit))
+        }
         if configuration.tokenAuth, !tokenSucceeded {
             shared.stats.streamsOpenWhileProbing(connection.openStreams)
         }
@@ -76,7 +94,7 @@ final class MockConnection: HTTP2ServerDelegate {
             dropLimit(connection)
         }
 
-        let (status, reason, timestamp, token) = answer(request)
+        let (status, reason, timestamp) = answer(request)
         // A request whose token passed (whatever the answer about the device) opens the connection up.
         if status != 403, status != 429, currentToken != nil, configuration.tokenAuth, !tokenSucceeded {
             tokenSucceeded = true
@@ -92,10 +110,10 @@ final class MockConnection: HTTP2ServerDelegate {
             delayed[streamID] = connection.eventLoop?.assumeIsolated().scheduleTask(in: delay) { [weak self, weak connection] in
                 guard let self, let connection else { return }
                 self.delayed[streamID] = nil
-                self.respond(connection, request, status: status, reason: reason, timestamp: timestamp, token: token)
+                self.respond(connection, request, status: status, reason: reason, timestamp: timestamp)
             }
         } else {
-            respond(connection, request, status: status, reason: reason, timestamp: timestamp, token: token)
+            respond(connection, request, status: status, reason: reason, timestamp: timestamp)
         }
     }
 
@@ -115,79 +133,95 @@ final class MockConnection: HTTP2ServerDelegate {
         for task in delayed.values { task.cancel() }
         delayed.removeAll()
         idleTimer?.cancel()
-        shared.stats.connectionClosed()
+        shared.stats.connectionClosed(id)
     }
 
     // MARK: Answering
 
-    /// Status, reason, 410 timestamp and device token for a request, by APNs' rules in order.
-    private func answer(_ request: HTTP2ServerRequest) -> (Int, APNSReason?, Int64?, String) {
-        var headers: [(name: String, value: String)] = []
-        headers.reserveCapacity(request.headers.count)
-        for header in request.headers { headers.append((header.name, header.value)) }
-        let checked: Result<APNSRequestRules.Accepted, APNSRequestRules.Rejection>
-        if let body = request.body {
+    /// Status, reason and 410 timestamp for a request, by APNs' rules in order.
+    private func answer(_ request: HTTP2ServerRequest) -> (Int, APNSReason?, Int64?) {
+        request.withUnsafeFields { all in
+            var method = UnsafeRawBufferPointer(start: nil, count: 0)
+            var path = method
+            var fields = APNSRequestRules.Fields()
+            all.forEach { name, value, _ in
+                if name.first == UInt8(ascii: ":") {
+                    if name.equals(":path") {
+                        path = value
+                    } else if name.equals(":method") {
+                        method = value
+                    }
+                } else {
+                    fields.add(name: name, value: value)
+                }
+            }
+            return answer(method: method, path: path, fields: fields, body: request.body)
+        }
+    }
+
+    private func answer(
+        method: UnsafeRawBufferPointer, path: UnsafeRawBufferPointer, fields: APNSRequestRules.Fields, body: ByteBuffer?
+    ) -> (Int, APNSReason?, Int64?) {
+        let checked: Result<APNSPushType, APNSRequestRules.Rejection>
+        if let body {
             checked = body.withUnsafeReadableBytes { raw in
-                APNSRequestRules.check(
-                    method: request.method, path: request.path, headers: headers,
-                    body: raw.bindMemory(to: UInt8.self))
+                APNSRequestRules.check(method: method, path: path, fields: fields, body: raw.bindMemory(to: UInt8.self))
             }
         } else {
             checked = APNSRequestRules.check(
-                method: request.method, path: request.path, headers: headers,
-                body: UnsafeBufferPointer(start: nil, count: 0))
+                method: method, path: path, fields: fields, body: UnsafeBufferPointer(start: nil, count: 0))
         }
-        let accepted: APNSRequestRules.Accepted
-        switch checked {
-        case .failure(let rejection):
-            return (rejection.status, rejection.reason, nil, Self.token(of: request.path))
-        case .success(let value):
-            accepted = value
+        if case .failure(let rejection) = checked {
+            return (rejection.status, rejection.reason, nil)
         }
-        let token = accepted.deviceToken
 
         if configuration.tokenAuth {
-            if let rejection = checkProviderToken(accepted.authorization) {
-                return (rejection.status, rejection.reason, nil, token)
+            if let rejection = checkProviderToken(fields[.authorization]) {
+                return (rejection.status, rejection.reason, nil)
             }
-            guard let topic = accepted.topic else { return (400, .missingTopic, nil, token) }
-            guard shared.topicAllowed(topic) else { return (400, .topicDisallowed, nil, token) }
+            guard let topic = fields[.topic] else { return (400, .missingTopic, nil) }
+            guard topicAllowed(topic) else { return (400, .topicDisallowed, nil) }
         } else if configuration.clientCAFile != nil {
-            guard let bundleID = certificateBundleID() else { return (403, .badCertificate, nil, token) }
-            let topic = accepted.topic ?? bundleID
+            guard let bundleID = certificateBundleID() else { return (403, .badCertificate, nil) }
+            let topic = fields[.topic].map { String(decoding: $0, as: UTF8.self) } ?? bundleID
             let covered = topic == bundleID || APNSPushType.allCases.contains {
                 !$0.topicSuffix.isEmpty && topic == bundleID + $0.topicSuffix
             }
-            guard covered else { return (400, .badTopic, nil, token) }
-            guard shared.topicAllowed(topic) else { return (400, .topicDisallowed, nil, token) }
-        } else if let topic = accepted.topic, !shared.topicAllowed(topic) {
-            return (400, .topicDisallowed, nil, token)
+            guard covered else { return (400, .badTopic, nil) }
+            guard shared.topicAllowed(topic) else { return (400, .topicDisallowed, nil) }
+        } else if let topic = fields[.topic], !topicAllowed(topic) {
+            return (400, .topicDisallowed, nil)
         }
 
-        if let since = shared.unregistered.unregisteredSince(token) {
-            return (410, .unregistered, since, token)
+        if shared.unregistered.mayMatch, let token = APNSRequestRules.deviceToken(inPath: path),
+            let since = shared.unregistered.unregisteredSince(String(decoding: token, as: UTF8.self))
+        {
+            return (410, .unregistered, since)
         }
         let roll = random.unit()
-        if roll < configuration.rate429 { return (429, .tooManyRequests, nil, token) }
-        if roll < configuration.rate429 + configuration.rate500 { return (500, .internalServerError, nil, token) }
+        if roll < configuration.rate429 { return (429, .tooManyRequests, nil) }
+        if roll < configuration.rate429 + configuration.rate500 { return (500, .internalServerError, nil) }
         if roll < configuration.rate429 + configuration.rate500 + configuration.rate503 {
-            return (503, .serviceUnavailable, nil, token)
+            return (503, .serviceUnavailable, nil)
         }
-        return (200, nil, nil, token)
+        return (200, nil, nil)
+    }
+
+    private func topicAllowed(_ topic: UnsafeRawBufferPointer) -> Bool {
+        configuration.topics.isEmpty || shared.topicAllowed(String(decoding: topic, as: UTF8.self))
     }
 
     /// Token trust: nil when the request's provider token is good, else APNs' answer. The token a
     /// connection already verified is only checked for age (ES256 verification costs more than
-    /// everything else a request does here); a new one is verified, and may replace the
-    /// connection's token only 20 minutes (by `iat`) after it.
-    private func checkProviderToken(_ authorization: String?) -> APNSRequestRules.Rejection? {
+    /// everything else a request does here), by comparing bytes; a new one is verified, and may
+    /// replace the connection's token only 20 minutes (by `iat`) after it.
+    private func checkProviderToken(_ authorization: UnsafeRawBufferPointer?) -> APNSRequestRules.Rejection? {
         let now = configuration.now()
-        if let current = currentToken, let authorization, authorization.utf8.count == current.jwt.utf8.count + 7,
-            authorization.hasSuffix(current.jwt), authorization.prefix(7).lowercased() == "bearer "
-        {
+        if let current = currentToken, let authorization, isCurrentToken(authorization) {
             return now - current.issuedAt > 3600 ? .init(403, .expiredProviderToken) : nil
         }
-        switch shared.verifier.verify(authorization: authorization, now: now) {
+        let text = authorization.map { String(decoding: $0, as: UTF8.self) }
+        switch shared.verifier.verify(authorization: text, now: now) {
         case .failure(let rejection):
             return rejection
         case .success(let verified):
@@ -195,28 +229,52 @@ final class MockConnection: HTTP2ServerDelegate {
                 return .init(429, .tooManyProviderTokenUpdates)
             }
             currentToken = verified
+            currentJWT = Array(verified.jwt.utf8)
             return nil
+        }
+    }
+
+    /// Whether `authorization` is "bearer " (any case) followed by exactly the current JWT.
+    private func isCurrentToken(_ authorization: UnsafeRawBufferPointer) -> Bool {
+        let scheme: StaticString = "bearer "
+        let schemeCount = scheme.utf8CodeUnitCount
+        guard authorization.count == currentJWT.count + schemeCount else { return false }
+        for index in 0..<schemeCount {
+            let byte = authorization[index]
+            let lowered = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+            if lowered != scheme.utf8Start[index] { return false }
+        }
+        return currentJWT.withUnsafeBytes { jwt in
+            jwt.count == 0 || memcmp(authorization.baseAddress! + schemeCount, jwt.baseAddress!, jwt.count) == 0
         }
     }
 
     private func respond(
         _ connection: HTTP2ServerHandler, _ request: HTTP2ServerRequest,
-        status: Int, reason: APNSReason?, timestamp: Int64?, token: String
+        status: Int, reason: APNSReason?, timestamp: Int64?
     ) {
-        let apnsID = request.headers.first(named: "apns-id") ?? shared.ids.next()
+        responseFields.removeAll()
+        // A unique value per response: indexing it in HPACK would only churn both dynamic tables.
+        let echoed: Void? = request.withHeaderValue(named: "apns-id") { id in
+            responseFields.append("apns-id", value: id, neverIndex: true)
+        }
+        if echoed == nil {
+            shared.ids.withNext { responseFields.append("apns-id", value: $0, neverIndex: true) }
+        }
         var body: ByteBuffer?
         if let reason {
             body = ByteBuffer(string: APNSErrorBody.make(reason: reason.rawValue, timestamp: timestamp))
+            responseFields.append("content-type", "application/json")
         }
-        var headers = [HTTP2Header("apns-id", apnsID)]
-        if body != nil { headers.append(HTTP2Header("content-type", "application/json")) }
-        guard connection.respond(to: request.streamID, status: status, headers: headers, body: body) else { return }
-        shared.stats.answered(status: status, reason: reason?.rawValue, connection: id)
-        shared.recorder?.record(
-            RequestRecorder.Entry(
-                connection: id, stream: request.streamID, token: token,
-                headers: request.headers.filter { $0.name != "authorization" }.map { ($0.name, $0.value) },
-                payloadBytes: request.body?.readableBytes ?? 0, status: status, reason: reason?.rawValue))
+        guard connection.respond(to: request.streamID, status: status, fields: responseFields, body: body) else { return }
+        shared.stats.answered(status: status, reason: reason?.rawValue, counters: counters)
+        if let recorder = shared.recorder {
+            recorder.record(
+                RequestRecorder.Entry(
+                    connection: id, stream: request.streamID, token: Self.token(of: request.path),
+                    headers: request.headers.filter { $0.name != "authorization" }.map { ($0.name, $0.value) },
+                    payloadBytes: request.body?.readableBytes ?? 0, status: status, reason: reason?.rawValue))
+        }
     }
 
     // MARK: Chaos
@@ -284,3 +342,13 @@ final class MockConnection: HTTP2ServerDelegate {
 
 @available(*, unavailable)
 extension MockConnection: Sendable {}
+
+extension UnsafeRawBufferPointer {
+    /// Whether these bytes are exactly `text`'s UTF-8.
+    fileprivate func equals(_ text: StaticString) -> Bool {
+        guard count == text.utf8CodeUnitCount else { return false }
+        let expected = text.utf8Start
+        for index in 0..<count where self[index] != expected[index] { return false }
+        return true
+    }
+}

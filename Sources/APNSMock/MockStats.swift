@@ -2,8 +2,10 @@ import Synchronization
 
 /// What the mock has seen: counts by status and reason, connections, and stream-limit discipline.
 ///
-/// Shared by every event loop, so it is a `Mutex`-guarded value; the lock is held for a few
-/// increments per request, which is far below the cost of the request itself.
+/// Shared by every event loop, so it is a `Mutex`-guarded value. The per-request counts (answers,
+/// and the 200s among them) are kept per connection in `ConnectionCounters` instead — atomics only
+/// that connection's loop writes — and added in when a snapshot is taken, so a request takes no
+/// lock and does no dictionary work. Other answers are rare enough to go through the lock.
 public final class MockStats: Sendable {
     public struct Snapshot: Sendable, Hashable {
         public var requests = 0
@@ -29,68 +31,109 @@ public final class MockStats: Sendable {
         public var uptimeSeconds = 0.0
     }
 
-    private let state = Mutex(Snapshot())
+    /// One connection's answered requests and, among them, the 200s without a reason.
+    final class ConnectionCounters: Sendable {
+        let connection: Int
+        let answered = Atomic<Int>(0)
+        let succeeded = Atomic<Int>(0)
+
+        init(connection: Int) { self.connection = connection }
+
+        /// Adds these counts to `snapshot`.
+        func add(to snapshot: inout Snapshot) {
+            let answered = answered.load(ordering: .acquiring)
+            let succeeded = succeeded.load(ordering: .acquiring)
+            if answered > 0 {
+                snapshot.requests += answered
+                snapshot.requestsByConnection[connection, default: 0] += answered
+            }
+            if succeeded > 0 { snapshot.byStatus[200, default: 0] += succeeded }
+        }
+    }
+
+    private struct State {
+        var totals = Snapshot()
+        /// Counters of open connections, by connection number; folded into `totals` on close.
+        var live: [Int: ConnectionCounters] = [:]
+    }
+
+    private let state = Mutex(State())
     private let started = ContinuousClock.now
 
     public init() {}
 
     public func snapshot() -> Snapshot {
-        var snapshot = state.withLock { $0 }
+        var snapshot = state.withLock { state in
+            var snapshot = state.totals
+            for counters in state.live.values { counters.add(to: &snapshot) }
+            return snapshot
+        }
         let elapsed = ContinuousClock.now - started
         snapshot.uptimeSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return snapshot
     }
 
-    func answered(status: Int, reason: String?, connection: Int) {
+    func answered(status: Int, reason: String?, counters: ConnectionCounters) {
+        counters.answered.wrappingAdd(1, ordering: .releasing)
+        if status == 200, reason == nil {
+            counters.succeeded.wrappingAdd(1, ordering: .releasing)
+            return
+        }
         state.withLock {
-            $0.requests += 1
-            $0.requestsByConnection[connection, default: 0] += 1
-            $0.byStatus[status, default: 0] += 1
-            if let reason { $0.byReason[reason, default: 0] += 1 }
+            $0.totals.byStatus[status, default: 0] += 1
+            if let reason { $0.totals.byReason[reason, default: 0] += 1 }
         }
     }
 
-    func connectionOpened() {
+    /// Counts a new connection; its per-request counts go to the returned counters.
+    func connectionOpened(_ connection: Int) -> ConnectionCounters {
+        let counters = ConnectionCounters(connection: connection)
         state.withLock {
-            $0.connections += 1
-            $0.openConnections += 1
+            $0.totals.connections += 1
+            $0.totals.openConnections += 1
+            $0.live[connection] = counters
         }
+        return counters
     }
 
-    func connectionClosed() {
-        state.withLock { $0.openConnections -= 1 }
+    func connectionClosed(_ connection: Int) {
+        state.withLock {
+            $0.totals.openConnections -= 1
+            let counters = $0.live.removeValue(forKey: connection)
+            counters?.add(to: &$0.totals)
+        }
     }
 
     func streamsOpen(_ count: Int, limit: Int) {
         state.withLock {
-            if count > $0.maxOpenStreams { $0.maxOpenStreams = count }
+            if count > $0.totals.maxOpenStreams { $0.totals.maxOpenStreams = count }
         }
     }
 
     func streamsOpenWhileProbing(_ count: Int) {
         state.withLock {
-            if count > $0.maxOpenStreamsWhileProbing { $0.maxOpenStreamsWhileProbing = count }
+            if count > $0.totals.maxOpenStreamsWhileProbing { $0.totals.maxOpenStreamsWhileProbing = count }
         }
     }
 
     func limitViolated() {
-        state.withLock { $0.limitViolations += 1 }
+        state.withLock { $0.totals.limitViolations += 1 }
     }
 
     func advertised(limit: Int) {
-        state.withLock { $0.maxAdvertisedLimit = max($0.maxAdvertisedLimit, limit) }
+        state.withLock { $0.totals.maxAdvertisedLimit = max($0.totals.maxAdvertisedLimit, limit) }
     }
 
     func goawaySent() {
-        state.withLock { $0.goawaysSent += 1 }
+        state.withLock { $0.totals.goawaysSent += 1 }
     }
 
     func abruptClose() {
-        state.withLock { $0.abruptCloses += 1 }
+        state.withLock { $0.totals.abruptCloses += 1 }
     }
 
     func streamRefused() {
-        state.withLock { $0.refusedStreams += 1 }
+        state.withLock { $0.totals.refusedStreams += 1 }
     }
 }
 

@@ -15,9 +15,12 @@ public struct UnregisteredRule: Sendable {
         self.epochMilliseconds = epochMilliseconds
     }
 
+    /// Whether any token can be unregistered (callers skip making the token's `String` otherwise).
+    public var mayMatch: Bool { fraction > 0 || !listed.isEmpty }
+
     /// The 410 timestamp when `token` is unregistered, else nil.
     public func unregisteredSince(_ token: String) -> Int64? {
-        guard fraction > 0 || !listed.isEmpty else { return nil }
+        guard mayMatch else { return nil }
         let hash = Self.fnv1a(token)
         let byFraction = Double(hash >> 11) / Double(1 << 53) < fraction
         guard byFraction || (!listed.isEmpty && listed.contains(token.lowercased())) else { return nil }

@@ -12,10 +12,16 @@ final class NGHTTP2Session {
     private let raw: OpaquePointer
     let role: Role
     private var headerBlock = HeaderBlock()
+    /// Server sessions allocate from this pool (see NGHTTP2MemoryPool); released after the
+    /// session is deleted in deinit, so it outlives every allocation nghttp2 frees.
+    private let memoryPool: NGHTTP2MemoryPool?
 
     /// The handler that owns this session. `unowned(unsafe)`: the handler holds the only strong
     /// reference to the session, so the handler outlives every callback the session can make.
     unowned(unsafe) var events: (any NGHTTP2SessionEvents)?
+    /// Server sessions: the same handler as `events`, for the server's hot callbacks
+    /// (NGHTTP2ServerCallbacks.swift), which reach it without reference counting.
+    var server: Unmanaged<HTTP2ServerHandler>?
 
     /// - Parameter peerMaxConcurrentStreams: what to assume for the peer's
     ///   SETTINGS_MAX_CONCURRENT_STREAMS until its first SETTINGS arrives.
@@ -26,6 +32,7 @@ final class NGHTTP2Session {
         // The session copies the callbacks table; we free ours right after creating it.
         defer { nghttp2_session_callbacks_del(callbacks) }
         installNGHTTP2Callbacks(callbacks)
+        if role == .server { installNGHTTP2ServerCallbacks(callbacks) }
 
         var option: OpaquePointer?
         try Self.check("nghttp2_option_new", nghttp2_option_new(&option))
@@ -35,9 +42,14 @@ final class NGHTTP2Session {
         nghttp2_option_set_no_closed_streams(option, 1)
 
         var session: OpaquePointer?
+        let pool = role == .server ? NGHTTP2MemoryPool() : nil
+        memoryPool = pool
         switch role {
         case .client: try Self.check("nghttp2_session_client_new2", nghttp2_session_client_new2(&session, callbacks, nil, option))
-        case .server: try Self.check("nghttp2_session_server_new2", nghttp2_session_server_new2(&session, callbacks, nil, option))
+        case .server:
+            var mem = pool!.mem
+            // nghttp2 copies the nghttp2_mem struct; the pool itself must outlive the session.
+            try Self.check("nghttp2_session_server_new3", nghttp2_session_server_new3(&session, callbacks, nil, option, &mem))
         }
         raw = session!
         // User data is set after init because it is `self`; no callback runs before the first receive/send.
@@ -134,6 +146,19 @@ final class NGHTTP2Session {
         var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readBodyCallback)
         let raw = self.raw
         let rv = headerBlock.withNVArray { nv, count in
+            hasBody
+                ? nghttp2_submit_response(raw, streamID, nv, count, &provider)
+                : nghttp2_submit_response(raw, streamID, nv, count, nil)
+        }
+        try Self.check("nghttp2_submit_response", rv)
+    }
+
+    /// Server only: a response whose headers are already bytes (`HTTP2HeaderFields`), submitted
+    /// without copying them first.
+    func submitResponse(streamID: Int32, status: Int, fields: HTTP2HeaderFields, hasBody: Bool) throws {
+        var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readBodyCallback)
+        let raw = self.raw
+        let rv = headerBlock.withResponseNVArray(status: status, fields: fields) { nv, count in
             hasBody
                 ? nghttp2_submit_response(raw, streamID, nv, count, &provider)
                 : nghttp2_submit_response(raw, streamID, nv, count, nil)

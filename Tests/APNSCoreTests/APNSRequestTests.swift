@@ -84,3 +84,37 @@ import Testing
         #expect(check(body: "{bad")?.status == 400)
     }
 }
+
+/// The byte-level rules the mock uses must agree with the String ones.
+@Suite struct APNSRequestBytesTests {
+    @Test func decimalParsesLikeInt64() {
+        let samples = ["0", "-0", "+0", "10", "+5", "-5", "", "+", "-", " 1", "1 ", "1.0", "0x10", "٣",
+                       "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
+                       "00000000000000000000001", "99999999999999999999"]
+        for sample in samples {
+            var text = sample
+            let parsed = text.withUTF8 { APNSRequestRules.decimal(UnsafeRawBufferPointer($0)) }
+            #expect(parsed == Int64(sample), "\(sample)")
+        }
+    }
+
+    @Test func fieldsAreFoundByExactName() {
+        for field in APNSRequestRules.Field.allCases {
+            var name = field.name
+            #expect(name.withUTF8 { APNSRequestRules.Field(name: UnsafeRawBufferPointer($0)) } == field)
+        }
+        for other in ["apns-priorit", "apns-priorityy", "Authorization", "authorizatioN", "apns-topik", "user-agent"] {
+            var name = other
+            #expect(name.withUTF8 { APNSRequestRules.Field(name: UnsafeRawBufferPointer($0)) } == nil, "\(other)")
+        }
+    }
+
+    @Test func devicePathPrefixComparesLikeString() {
+        for path in ["/3/device/abcd", "/3/device/", "/3/device", "/3/devices/ab", "/3/device/\u{301}ab", "/3/device/é"] {
+            var text = path
+            let token = text.withUTF8 { APNSRequestRules.deviceToken(inPath: UnsafeRawBufferPointer($0)).map { Array($0) } }
+            #expect((token != nil) == path.hasPrefix("/3/device/"), "\(path)")
+            if let token { #expect(token == Array(path.dropFirst(10).utf8)) }
+        }
+    }
+}
