@@ -67,32 +67,42 @@ struct PoolState {
     /// for each, until the queue is empty or no connection has room.
     mutating func drain() -> Assignments {
         guard !queue.isEmpty else { return [] }
+        if queue.count == 1 {
+            // A job of one token: the same choice, without building per-connection batches.
+            guard let slot = slotForNext(), capacities[slot].reserve() else { return [] }
+            return [(slot, [dequeue()])]
+        }
         var batches: [[PendingRequest]] = Array(repeating: [], count: capacities.count)
         var assigned = 0
         while !queue.isEmpty {
-            var best = -1
-            var bestAvailable = 0
-            for slot in capacities.indices where lifecycles[slot].acceptsRequests {
-                let available = capacities[slot].available
-                if available > bestAvailable {
-                    best = slot
-                    bestAvailable = available
-                }
-            }
-            guard best >= 0 else { break }
-            // A request that got 503 on a connection goes elsewhere when anywhere else has room.
-            if let avoid = queue.first?.avoidSlot, avoid == best {
-                for slot in capacities.indices where slot != avoid && lifecycles[slot].acceptsRequests && capacities[slot].available > 0 {
-                    best = slot
-                    break
-                }
-            }
-            guard capacities[best].reserve() else { break }
+            guard let best = slotForNext(), capacities[best].reserve() else { break }
             batches[best].append(dequeue())
             assigned += 1
         }
         guard assigned > 0 else { return [] }
         return batches.enumerated().compactMap { $0.element.isEmpty ? nil : ($0.offset, $0.element) }
+    }
+
+    /// The connection for the request at the head of the queue: the one with the most free
+    /// streams, or nil when none has room. A request that got 503 on a connection goes elsewhere
+    /// when anywhere else has room.
+    private func slotForNext() -> Int? {
+        var best = -1
+        var bestAvailable = 0
+        for slot in capacities.indices where lifecycles[slot].acceptsRequests {
+            let available = capacities[slot].available
+            if available > bestAvailable {
+                best = slot
+                bestAvailable = available
+            }
+        }
+        guard best >= 0 else { return nil }
+        if let avoid = queue.first?.avoidSlot, avoid == best {
+            for slot in capacities.indices where slot != avoid && lifecycles[slot].acceptsRequests && capacities[slot].available > 0 {
+                return slot
+            }
+        }
+        return best
     }
 
     /// Streams reserved on all connections plus requests waiting: what the pool holds.

@@ -220,6 +220,12 @@ log:
         # perf wraps the worker (attaching with -p would miss the threads it starts later); the
         # CPU figures of a profiled run are then perf's process, worker included, not the worker alone.
         recorder = ["perf", "record", "-g", "-F", "999", "-o", os.path.join(RUN, f"{name}.perf.data"), "--"] if profile else []
+        # The mock and the broker share the machine with the worker: their CPU per notification
+        # says what the end-to-end rate costs beyond the worker's own.
+        with open(os.path.join(RUN, "broker", "pid")) as handle:
+            broker_pid = int(handle.read().strip())
+        mock_cpu_before, _ = proc_stats(self.mock.pid)
+        broker_cpu_before, _ = proc_stats(broker_pid)
         worker = start(recorder + [BIN, "run", "--config", config], stdout=subprocess.DEVNULL,
                        stderr=open(os.path.join(RUN, f"{name}.log"), "w"))
         timeline, first, last_metrics = [], None, None
@@ -241,6 +247,8 @@ log:
                 break
         end = time.time()
         cpu, peak = proc_stats(worker.pid)
+        mock_cpu = proc_stats(self.mock.pid)[0] - mock_cpu_before
+        broker_cpu = proc_stats(broker_pid)[0] - broker_cpu_before
         if profile:
             worker.send_signal(signal.SIGINT)
             worker.wait(timeout=60)
@@ -251,6 +259,8 @@ log:
         result = {"tokens": tokens, "tokens_per_job": per_job, "jobs": jobs, "seconds": round(wall, 2),
                   "notifications_per_second": round(tokens / wall), "worker_cpu_seconds": round(cpu, 2),
                   "cpu_us_per_notification": round(cpu / tokens * 1e6, 2), "peak_rss_mb": round(peak / 2**20, 1),
+                  "mock_cpu_us_per_notification": round(mock_cpu / tokens * 1e6, 2),
+                  "broker_cpu_us_per_notification": round(broker_cpu / tokens * 1e6, 2),
                   "end_to_end_latency": quantiles(last_metrics, "pushline_end_to_end_latency_seconds"),
                   "apns_latency": quantiles(last_metrics, "pushline_apns_latency_seconds"),
                   "timeline": timeline}
@@ -323,7 +333,8 @@ def main():
                 run["ratio_to_ceiling"] = round(run["notifications_per_second"] / ceiling, 3)
             results[f"end_to_end_{per_job}_per_job"] = run
             log(f"  {run['notifications_per_second']:,} notifications/s ({run.get('ratio_to_ceiling', '-')} of the ceiling), "
-                f"{run['cpu_us_per_notification']} us CPU/notification, peak RSS {run['peak_rss_mb']} MB, "
+                f"{run['cpu_us_per_notification']} us CPU/notification (mock {run['mock_cpu_us_per_notification']}, "
+                f"broker {run['broker_cpu_us_per_notification']}), peak RSS {run['peak_rss_mb']} MB, "
                 f"end-to-end p50/p99/p999 {run['end_to_end_latency']}")
         if "e2e100" in parts or "e2e1" in parts:
             stats = stack.mock_stats()

@@ -2,31 +2,27 @@
 /// app, source) are encoded once, when the template is made; each token then costs only its own
 /// fields. `ResultRecord.encoded()` goes through here too, so there is one encoding of a delivery.
 struct DeliveryRecordTemplate: Sendable {
-    /// `{"type":"delivery","job_id":"…","token":`
-    private let head: [UInt8]
-    /// `,"app":"…","status":`
-    private let app: [UInt8]
-    /// `,"source":{…}}`
-    private let tail: [UInt8]
+    /// The fixed parts, one after another in one array (one allocation per job):
+    /// `{"type":"delivery","job_id":"…","token":` up to `appStart`,
+    /// `,"app":"…","status":` up to `tailStart`, and `,"source":{…}}` to the end.
+    private let parts: [UInt8]
+    private let appStart: Int
+    private let tailStart: Int
 
     init(jobID: String, app: String, source: RecordSource) {
-        var json = JSONWriter(capacity: 64 + jobID.utf8.count)
+        var json = JSONWriter(capacity: 128 + jobID.utf8.count + app.utf8.count + source.topic.utf8.count)
         json.raw("{\"type\":\"delivery\",")
         json.key("job_id"); json.string(jobID); json.raw(",")
         json.key("token")
-        head = json.bytes
-
-        json = JSONWriter(capacity: 32 + app.utf8.count)
+        appStart = json.count
         json.raw(",")
         json.key("app"); json.string(app); json.raw(",")
         json.key("status")
-        self.app = json.bytes
-
-        json = JSONWriter(capacity: 64 + source.topic.utf8.count)
+        tailStart = json.count
         json.raw(",")
         json.key("source"); ResultRecord.write(source, into: &json)
         json.raw("}")
-        tail = json.bytes
+        parts = json.bytes
     }
 
     /// The record of one token (the delivery's job id, app and source are the template's).
@@ -41,10 +37,10 @@ struct DeliveryRecordTemplate: Sendable {
         token: String, status: Int, reason: String?, apnsID: String?, timestamp: Int64?, attempts: Int,
         latencyMilliseconds: Double, final: Bool = true
     ) -> [UInt8] {
-        var json = JSONWriter(capacity: head.count + app.count + tail.count + token.utf8.count + 160)
-        json.raw(head)
+        var json = JSONWriter(capacity: parts.count + token.utf8.count + 160)
+        json.raw(parts[..<appStart])
         json.string(token)
-        json.raw(app)
+        json.raw(parts[appStart..<tailStart])
         json.integer(status); json.raw(",")
         json.key("reason"); json.optionalString(reason); json.raw(",")
         json.key("apns_id"); json.optionalString(apnsID); json.raw(",")
@@ -52,7 +48,7 @@ struct DeliveryRecordTemplate: Sendable {
         json.key("attempts"); json.integer(attempts); json.raw(",")
         json.key("latency_ms"); json.tenths(latencyMilliseconds); json.raw(",")
         json.key("final"); json.bool(final)
-        json.raw(tail)
+        json.raw(parts[tailStart...])
         return json.bytes
     }
 }

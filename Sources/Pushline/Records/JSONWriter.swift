@@ -8,7 +8,8 @@ import APNSCore
 struct JSONWriter: ~Copyable {
     private var base: UnsafeMutablePointer<UInt8>
     private var capacity: Int
-    private var count = 0
+    /// Bytes written so far.
+    private(set) var count = 0
 
     init(capacity: Int = 512) {
         self.capacity = max(16, capacity)
@@ -50,7 +51,7 @@ struct JSONWriter: ~Copyable {
     }
 
     /// Bytes already encoded as JSON (a template's fixed part).
-    mutating func raw(_ encoded: [UInt8]) {
+    mutating func raw(_ encoded: ArraySlice<UInt8>) {
         encoded.withUnsafeBufferPointer { append($0) }
     }
 
