@@ -89,17 +89,7 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
     /// above a GOAWAY we sent, connection closed) or was already answered.
     @discardableResult
     public func respond(to streamID: Int32, status: Int, headers: [HTTP2Header] = [], body: ByteBuffer? = nil) -> Bool {
-        guard let stream = answerable(streamID) else { return false }
-        let body = body.flatMap { $0.readableBytes > 0 ? $0 : nil }
-        stream.responded = true
-        stream.responseBody = body
-        do {
-            try session.submitResponse(streamID: streamID, status: status, headers: headers, hasBody: body != nil)
-        } catch {
-            return false
-        }
-        needsDrain()
-        return true
+        respond(to: streamID, status: status, fields: HTTP2HeaderFields(headers), body: body)
     }
 
     /// `respond(to:status:headers:body:)` with the headers as bytes: no `String` or array per

@@ -137,22 +137,6 @@ final class NGHTTP2Session {
         }
     }
 
-    func submitResponse(streamID: Int32, status: Int, headers: [HTTP2Header], hasBody: Bool) throws {
-        headerBlock.reset()
-        headerBlock.append(status: status)
-        for header in headers {
-            headerBlock.append(header.name, header.value, neverIndex: header.neverIndex)
-        }
-        var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readBodyCallback)
-        let raw = self.raw
-        let rv = headerBlock.withNVArray { nv, count in
-            hasBody
-                ? nghttp2_submit_response(raw, streamID, nv, count, &provider)
-                : nghttp2_submit_response(raw, streamID, nv, count, nil)
-        }
-        try Self.check("nghttp2_submit_response", rv)
-    }
-
     /// Server only: a response whose headers are already bytes (`HTTP2HeaderFields`), submitted
     /// without copying them first.
     func submitResponse(streamID: Int32, status: Int, fields: HTTP2HeaderFields, hasBody: Bool) throws {
