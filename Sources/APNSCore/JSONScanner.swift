@@ -343,6 +343,8 @@ public struct JSONScanner {
     private mutating func string() throws(Error) {
         index += 1
         while index < bytes.count {
+            index = Self.plainRunEnd(bytes, from: index)
+            guard index < bytes.count else { break }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 index += 1
@@ -374,6 +376,35 @@ public struct JSONScanner {
             try utf8Sequence(byte)
         }
         throw error("unterminated string")
+    }
+
+    /// The first index at or after `start` holding a byte that is not plain printable ASCII (a
+    /// quote, a backslash, a control character or a non-ASCII byte), or `bytes.count`. Tokens,
+    /// ids and most payload text are plain: they are skipped eight bytes at a time.
+    @inline(__always)
+    private static func plainRunEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var index = start
+        let count = bytes.count
+        guard let base = bytes.baseAddress else { return count }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        while index + 8 <= count {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            // A byte is special when it is below 0x20, at or above 0x80, '"' or '\\'. The
+            // classic "has a zero byte" test, on the word itself and on the word XOR each quote.
+            let control = (word &- ones &* 0x20) & ~word
+            let quote = word ^ (ones &* 0x22)
+            let backslash = word ^ (ones &* 0x5C)
+            let special = (control | word | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)) & highs
+            if special != 0 { break }
+            index += 8
+        }
+        while index < count {
+            let byte = base[index]
+            guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") else { return index }
+            index += 1
+        }
+        return index
     }
 
     /// Validates one multi-byte UTF-8 sequence starting with `lead` (RFC 3629: no overlongs,

@@ -155,6 +155,7 @@ public struct JobDecoder: Sendable {
             throw JobRejection(.invalidField, "token and tokens: give one of them, not both")
         case (let value?, nil):
             guard value.kind == .string else { throw JobRejection(.invalidField, "token: not a string") }
+            if let token = Self.plainHexToken(bytes, value) { return [token] }
             let token = try JSONScanner.string(bytes, value)
             guard DeviceToken.isValid(token) else {
                 throw JobRejection(.invalidField, "token: '\(DeviceToken.redacted(token))' is not even-length hex")
@@ -172,6 +173,10 @@ public struct JobDecoder: Sendable {
                 guard element.kind == .string else {
                     throw JobRejection(.invalidField, "tokens[\(index)]: not a string")
                 }
+                if let token = Self.plainHexToken(bytes, element) {
+                    tokens.append(token)
+                    continue
+                }
                 let token = try JSONScanner.string(bytes, element)
                 guard DeviceToken.isValid(token) else {
                     throw JobRejection(.invalidField, "tokens[\(index)]: '\(DeviceToken.redacted(token))' is not even-length hex")
@@ -180,5 +185,14 @@ public struct JobDecoder: Sendable {
             }
             return tokens
         }
+    }
+
+    /// A token written as plain hex between its quotes (the usual case), checked on the record's
+    /// bytes and copied once; nil for anything else (escapes, bad characters), which then takes
+    /// the general path and its error message.
+    private static func plainHexToken(_ bytes: UnsafeBufferPointer<UInt8>, _ value: JSONScanner.Value) -> String? {
+        let body = UnsafeBufferPointer(rebasing: bytes[(value.range.lowerBound + 1)..<(value.range.upperBound - 1)])
+        guard DeviceToken.isValid(utf8: body) else { return nil }
+        return String(decoding: body, as: UTF8.self)
     }
 }

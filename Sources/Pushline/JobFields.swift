@@ -17,7 +17,9 @@ struct JobFields {
         if members.count <= Self.linearLimit {
             index = nil
             for later in members.indices.dropFirst() {
-                for earlier in members.indices[..<later] where members[earlier].key == members[later].key {
+                let length = members[later].key.utf8.count
+                for earlier in members.indices[..<later]
+                where members[earlier].key.utf8.count == length && members[earlier].key == members[later].key {
                     throw JobRejection(.duplicateField, members[later].key)
                 }
             }
@@ -35,7 +37,9 @@ struct JobFields {
 
     subscript(name: String) -> JSONScanner.Value? {
         if let index { return index[name] }
-        for member in members where member.key == name { return member.value }
+        // Lengths first: most names differ in length, and comparing two Strings costs a call.
+        let length = name.utf8.count
+        for member in members where member.key.utf8.count == length && member.key == name { return member.value }
         return nil
     }
 }

@@ -33,6 +33,31 @@ import Testing
         #expect(!validate([0x22, 0xF4, 0x90, 0x80, 0x80, 0x22]))  // above U+10FFFF
     }
 
+    /// Strings are skipped eight bytes at a time while they are plain ASCII: a special byte at any
+    /// offset of a word (and in the tail after the last whole word) must still be seen.
+    @Test func specialBytesAreSeenAtEveryOffset() {
+        for length in 0..<40 {
+            for position in 0..<max(length, 1) {
+                var body = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                #expect(validate([0x22] + body + [0x22]))
+                guard length > 0 else { continue }
+                body[position] = 0x01  // control character
+                #expect(!validate([0x22] + body + [0x22]), "control at \(position) of \(length)")
+                body[position] = 0x22  // an early quote ends the string: what follows is junk
+                #expect(!validate([0x22] + body + [0x22]), "quote at \(position) of \(length)")
+                body[position] = 0x5C  // a lone backslash escapes the closing quote or a letter
+                #expect(!validate([0x22] + body + [0x22]), "backslash at \(position) of \(length)")
+                body[position] = 0xFF  // never valid UTF-8
+                #expect(!validate([0x22] + body + [0x22]), "0xFF at \(position) of \(length)")
+                body[position] = 0xC3
+                var accented = body
+                accented.insert(0xA9, at: position + 1)  // é
+                #expect(validate([0x22] + accented + [0x22]), "é at \(position) of \(length)")
+                #expect(!validate([0x22] + body + [0x22]), "lone lead byte at \(position) of \(length)")
+            }
+        }
+    }
+
     @Test func depthIsBounded() {
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
         #expect(!validate(deep))
