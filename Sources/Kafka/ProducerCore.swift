@@ -36,27 +36,29 @@ final class ProducerCore: @unchecked Sendable {
             key.withOptionalBytes { keyBytes in
                 value.withUnsafeBytes { valueBytes in
                     HeaderArena(headers).withFields { headerFields in
-                        var fields: [rd_kafka_vu_t] = []
-                        fields.reserveCapacity(6 + headerFields.count)
-                        fields.append(.field(RD_KAFKA_VTYPE_TOPIC) { $0.cstr = topicName })
-                        fields.append(.field(RD_KAFKA_VTYPE_PARTITION) { $0.i32 = partition })
-                        // F_COPY: librdkafka copies key and value before produceva returns.
-                        fields.append(.field(RD_KAFKA_VTYPE_MSGFLAGS) { $0.i = RD_KAFKA_MSG_F_COPY })
-                        fields.append(.field(RD_KAFKA_VTYPE_VALUE) {
-                            $0.mem.ptr = UnsafeMutableRawPointer(mutating: valueBytes.baseAddress)
-                            $0.mem.size = valueBytes.count
-                        })
-                        if let keyBytes {
-                            fields.append(.field(RD_KAFKA_VTYPE_KEY) {
-                                $0.mem.ptr = UnsafeMutableRawPointer(mutating: keyBytes.baseAddress)
-                                $0.mem.size = keyBytes.count
+                        // On the stack: this runs once per result record.
+                        withUnsafeTemporaryAllocation(of: rd_kafka_vu_t.self, capacity: 6 + headerFields.count) { storage in
+                            var fields = ProduceFields(storage)
+                            fields.append(.field(RD_KAFKA_VTYPE_TOPIC) { $0.cstr = topicName })
+                            fields.append(.field(RD_KAFKA_VTYPE_PARTITION) { $0.i32 = partition })
+                            // F_COPY: librdkafka copies key and value before produceva returns.
+                            fields.append(.field(RD_KAFKA_VTYPE_MSGFLAGS) { $0.i = RD_KAFKA_MSG_F_COPY })
+                            fields.append(.field(RD_KAFKA_VTYPE_VALUE) {
+                                $0.mem.ptr = UnsafeMutableRawPointer(mutating: valueBytes.baseAddress)
+                                $0.mem.size = valueBytes.count
                             })
+                            if let keyBytes {
+                                fields.append(.field(RD_KAFKA_VTYPE_KEY) {
+                                    $0.mem.ptr = UnsafeMutableRawPointer(mutating: keyBytes.baseAddress)
+                                    $0.mem.size = keyBytes.count
+                                })
+                            }
+                            if let opaque {
+                                fields.append(.field(RD_KAFKA_VTYPE_OPAQUE) { $0.ptr = opaque })
+                            }
+                            for field in headerFields { fields.append(field) }
+                            return rd_kafka_produceva(client.handle, storage.baseAddress, fields.count)
                         }
-                        if let opaque {
-                            fields.append(.field(RD_KAFKA_VTYPE_OPAQUE) { $0.ptr = opaque })
-                        }
-                        fields.append(contentsOf: headerFields)
-                        return rd_kafka_produceva(client.handle, fields, fields.count)
                     }
                 }
             }

@@ -134,8 +134,8 @@ final class JobPipeline: Sendable {
         }
         let sent = notifications
         client.send(sent, options: options) { [self] index, outcome in
-            let notification = sent[index]
-            finish(job, token: notification.deviceToken, apnsID: notification.apnsID, outcome: outcome,
+            // The two fields, not a copy of the whole notification (every field retained).
+            finish(job, token: sent[index].deviceToken, apnsID: sent[index].apnsID, outcome: outcome,
                 received: received, key: key, template: template, appMetrics: appMetrics, progress: progress)
         }
     }
