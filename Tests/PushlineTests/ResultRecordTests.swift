@@ -26,6 +26,23 @@ import Testing
         #expect(success["latency_ms"] as? Double == 0.1)
     }
 
+    /// A record is written straight into its array when the estimate holds; strings full of
+    /// escapes overflow it, and the writer must move to its own buffer without losing a byte.
+    @Test func recordsLongerThanTheirEstimateAreWholeAndValid() throws {
+        for repeats in [0, 1, 40, 400] {
+            let reason = String(repeating: "\"\n\u{01}é", count: repeats)
+            let record = ResultRecord.delivery(.init(
+                jobID: "j\u{7}", token: "ab", app: "default", status: 0, reason: reason, apnsID: reason,
+                timestamp: Int64.max, attempts: Int.max, latencyMilliseconds: 1e15, source: source))
+            let decoded = try object(record)
+            #expect(decoded["reason"] as? String == reason, "\(repeats)")
+            #expect(decoded["apns_id"] as? String == reason, "\(repeats)")
+            #expect(decoded["job_id"] as? String == "j\u{7}")
+            #expect((decoded["timestamp"] as? NSNumber)?.int64Value == Int64.max)
+            #expect((decoded["source"] as? [String: Any])?["offset"] as? Int == 1234)
+        }
+    }
+
     @Test func invalidationAndRejectionShapes() throws {
         let invalidated = ResultRecord.tokenInvalidated(.init(
             token: "ab", app: "default", topic: "com.example.app", reason: "Unregistered",

@@ -37,18 +37,21 @@ struct DeliveryRecordTemplate: Sendable {
         token: String, status: Int, reason: String?, apnsID: String?, timestamp: Int64?, attempts: Int,
         latencyMilliseconds: Double, final: Bool = true
     ) -> [UInt8] {
-        var json = JSONWriter(capacity: parts.count + token.utf8.count + 160)
-        json.raw(parts[..<appStart])
-        json.string(token)
-        json.raw(parts[appStart..<tailStart])
-        json.integer(status); json.raw(",")
-        json.key("reason"); json.optionalString(reason); json.raw(",")
-        json.key("apns_id"); json.optionalString(apnsID); json.raw(",")
-        json.key("timestamp"); json.optionalInteger(timestamp); json.raw(",")
-        json.key("attempts"); json.integer(attempts); json.raw(",")
-        json.key("latency_ms"); json.tenths(latencyMilliseconds); json.raw(",")
-        json.key("final"); json.bool(final)
-        json.raw(parts[tailStart...])
-        return json.bytes
+        // The fixed parts, the keys, the strings as they are and room for the numbers: enough
+        // unless a string needs many escapes (then the writer grows and copies once).
+        let estimate = parts.count + token.utf8.count + 2 * 18 + (reason?.utf8.count ?? 0) + (apnsID?.utf8.count ?? 0) + 160
+        return JSONWriter.encode(estimate: estimate) { json in
+            json.raw(parts[..<appStart])
+            json.string(token)
+            json.raw(parts[appStart..<tailStart])
+            json.integer(status); json.raw(",")
+            json.key("reason"); json.optionalString(reason); json.raw(",")
+            json.key("apns_id"); json.optionalString(apnsID); json.raw(",")
+            json.key("timestamp"); json.optionalInteger(timestamp); json.raw(",")
+            json.key("attempts"); json.integer(attempts); json.raw(",")
+            json.key("latency_ms"); json.tenths(latencyMilliseconds); json.raw(",")
+            json.key("final"); json.bool(final)
+            json.raw(parts[tailStart...])
+        }
     }
 }

@@ -2,21 +2,51 @@ import APNSCore
 
 /// Appends JSON to a byte buffer: strings escaped per RFC 8259, no Foundation, no intermediate tree.
 ///
-/// Every result record goes through here, so the writer fills one growable buffer through a
-/// pointer (an `Array` append costs a uniqueness and capacity check per fragment) and copies it
-/// into an array once, in `bytes`. The buffer is owned by the writer and freed in its deinit.
+/// Every result record goes through here, so the writer fills a buffer through a pointer (an
+/// `Array` append costs a uniqueness and capacity check per fragment). `encode(estimate:_:)`
+/// writes straight into the array it returns; otherwise the writer grows a buffer of its own,
+/// freed in its deinit, and `bytes` copies it out.
 struct JSONWriter: ~Copyable {
     private var base: UnsafeMutablePointer<UInt8>
     private var capacity: Int
     /// Bytes written so far.
     private(set) var count = 0
+    /// False while writing into a caller's buffer, which is not freed here.
+    private var owned: Bool
 
     init(capacity: Int = 512) {
         self.capacity = max(16, capacity)
         base = .allocate(capacity: self.capacity)
+        owned = true
     }
 
-    deinit { base.deallocate() }
+    private init(borrowing buffer: UnsafeMutableBufferPointer<UInt8>) {
+        base = buffer.baseAddress!
+        capacity = buffer.count
+        owned = false
+    }
+
+    deinit {
+        if owned { base.deallocate() }
+    }
+
+    /// The bytes `body` writes, in an array written in place when `estimate` bytes are enough (the
+    /// usual case: one allocation, no copy); past it, the writer moves to a buffer of its own and
+    /// the result is copied from there.
+    static func encode(estimate: Int, _ body: (inout JSONWriter) -> Void) -> [UInt8] {
+        var spilled: [UInt8]?
+        let written = [UInt8](unsafeUninitializedCapacity: max(16, estimate)) { buffer, initialized in
+            var json = JSONWriter(borrowing: buffer)
+            body(&json)
+            if json.owned {
+                spilled = json.bytes
+                initialized = 0
+            } else {
+                initialized = json.count
+            }
+        }
+        return spilled ?? written
+    }
 
     /// What was written so far.
     var bytes: [UInt8] {
@@ -28,9 +58,10 @@ struct JSONWriter: ~Copyable {
         let grown = max(capacity * 2, count + extra)
         let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
         moved.initialize(from: base, count: count)
-        base.deallocate()
+        if owned { base.deallocate() }
         base = moved
         capacity = grown
+        owned = true
     }
 
     private mutating func append(_ byte: UInt8) {
