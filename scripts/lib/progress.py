@@ -58,7 +58,13 @@ while time.time() - start < 600:
     rate = (sent - last_sent) / (now - last_time)
     last_sent, last_time = sent, now
     completed = m.get('pushline_jobs_total{outcome="completed"}', 0) + m.get('pushline_jobs_total{outcome="rejected"}', 0)
-    line = (f"sent {int(sent):>9,}/{tokens:,}  rate {int(rate):>7,}/s  in flight {int(m.get('pushline_inflight_notifications', 0)):>6,}"
+    gauges = m
+    if completed >= jobs:
+        # The worker samples its in-flight gauge once a second: wait for a sample taken after
+        # the last job, so the final line does not show work that has already finished.
+        time.sleep(1.1)
+        gauges = scrape() or m
+    line = (f"sent {int(sent):>9,}/{tokens:,}  rate {int(rate):>7,}/s  in flight {int(gauges.get('pushline_inflight_notifications', 0)):>6,}"
             f"  jobs done {int(completed):,}/{jobs:,}  invalidations {int(m.get('pushline_invalidations_total', 0)):,}")
     print(("\r" + line) if tty else line, end="" if tty else "\n", flush=True)
     if completed >= jobs:
