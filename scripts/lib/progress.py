@@ -1,8 +1,9 @@
 """Live progress of a running worker, read from its /metrics endpoint.
 
-usage: progress.py HOST:PORT JOBS TOKENS WORKER_PID
+usage: progress.py HOST:PORT JOBS TOKENS WORKER_PID [DONE_FILE]
 Prints one line per second (sent, rate, in flight, results, invalidations) until every job is
 complete, the worker exits, or ten minutes pass. Exit 0 when every job completed, 1 otherwise.
+DONE_FILE, when given, receives the time (unix seconds) at which every job was seen complete.
 """
 import os
 import sys
@@ -10,6 +11,7 @@ import time
 import urllib.request
 
 address, jobs, tokens, pid = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+done_file = sys.argv[5] if len(sys.argv) > 5 else None
 opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
@@ -60,6 +62,9 @@ while time.time() - start < 600:
     completed = m.get('pushline_jobs_total{outcome="completed"}', 0) + m.get('pushline_jobs_total{outcome="rejected"}', 0)
     gauges = m
     if completed >= jobs:
+        if done_file:
+            with open(done_file, "w") as handle:
+                handle.write(f"{now:.3f}")
         # The worker samples its in-flight gauge once a second: wait for a sample taken after
         # the last job, so the final line does not show work that has already finished.
         time.sleep(1.1)
