@@ -18,6 +18,8 @@ final class JobPipeline: Sendable {
 
     private let decoder: JobDecoder
     private let clients: [String: APNSClient]
+    /// Each configured app's metrics, resolved once (the decoder accepts only configured apps).
+    private let appMetrics: [String: WorkerMetrics.AppMetrics]
     private let publisher: ResultPublisher
     private let topics: Topics
     private let invalidateOn: Set<String>
@@ -46,6 +48,7 @@ final class JobPipeline: Sendable {
     ) {
         self.decoder = decoder
         self.clients = clients
+        self.appMetrics = Dictionary(uniqueKeysWithValues: clients.keys.map { ($0, metrics.app($0)) })
         self.publisher = publisher
         self.topics = topics
         var reasons = Set(invalidateOn)
@@ -109,7 +112,7 @@ final class JobPipeline: Sendable {
         // source in its value: made once for all of them.
         let key = Array(job.id.utf8)
         let template = DeliveryRecordTemplate(jobID: job.id, app: job.app, source: source)
-        let appMetrics = metrics.app(job.app)
+        let appMetrics = self.appMetrics[job.app] ?? metrics.app(job.app)
         guard let client = clients[job.app] else {
             // The decoder only accepts configured apps; this cannot happen unless they diverge.
             preconditionFailure("job \(job.id) names app '\(job.app)' with no APNs client")

@@ -10,19 +10,23 @@ struct DeliveryRecordTemplate: Sendable {
     private let tailStart: Int
 
     init(jobID: String, app: String, source: RecordSource) {
-        var json = JSONWriter(capacity: 128 + jobID.utf8.count + app.utf8.count + source.topic.utf8.count)
-        json.raw("{\"type\":\"delivery\",")
-        json.key("job_id"); json.string(jobID); json.raw(",")
-        json.key("token")
-        appStart = json.count
-        json.raw(",")
-        json.key("app"); json.string(app); json.raw(",")
-        json.key("status")
-        tailStart = json.count
-        json.raw(",")
-        json.key("source"); ResultRecord.write(source, into: &json)
-        json.raw("}")
-        parts = json.bytes
+        var appStart = 0
+        var tailStart = 0
+        parts = JSONWriter.encode(estimate: 128 + jobID.utf8.count + app.utf8.count + source.topic.utf8.count) { json in
+            json.raw("{\"type\":\"delivery\",")
+            json.key("job_id"); json.string(jobID); json.raw(",")
+            json.key("token")
+            appStart = json.count
+            json.raw(",")
+            json.key("app"); json.string(app); json.raw(",")
+            json.key("status")
+            tailStart = json.count
+            json.raw(",")
+            json.key("source"); ResultRecord.write(source, into: &json)
+            json.raw("}")
+        }
+        self.appStart = appStart
+        self.tailStart = tailStart
     }
 
     /// The record of one token (the delivery's job id, app and source are the template's).
