@@ -74,7 +74,7 @@ public final class Worker: Service, Sendable {
             logger: logger,
             complete: { consumer.complete($0) })
 
-        // Gauges sampled once a second: in flight, producer queue, the pools' connections.
+        // Gauges sampled four times a second: in flight, producer queue, the pools' connections.
         let sampler = Task {
             while !Task.isCancelled {
                 metrics.inflight.record(gate.count)
@@ -82,7 +82,7 @@ public final class Worker: Service, Sendable {
                 for (name, client) in clients {
                     metrics.observe(app: name, status: client.status())
                 }
-                try? await Task.sleep(for: .seconds(1))
+                try? await Task.sleep(for: .milliseconds(250))
             }
         }
         defer { sampler.cancel() }
