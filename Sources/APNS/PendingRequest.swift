@@ -22,10 +22,9 @@ final class PendingRequest: @unchecked Sendable {
     var bearerToken: String?
     /// How many times the request was submitted on a stream (attempts and free resends).
     var sends = 0
-    /// The stream on the current connection while it is open (nil otherwise), and when it times
-    /// out (checked by the connection's sweep: one timer per connection, not one per request).
+    /// The stream on the current connection while it is open (nil otherwise). Its deadline lives
+    /// in the connection's `SendOrder`, read by one sweep per connection, not a timer per request.
     var streamID: Int32?
-    var deadline: ContinuousClock.Instant?
     var timedOut = false
     /// When the first attempt was sent (latency in results is measured from here), and the
     /// current one (APNs latency metrics).

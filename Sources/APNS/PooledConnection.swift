@@ -237,9 +237,7 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
             }
             request.sends += 1
             request.streamID = streamID
-            let deadline = now + client.configuration.requestTimeout
-            request.deadline = deadline
-            sent.append(request, streamID: streamID, deadline: deadline)
+            sent.append(request, streamID: streamID, deadline: now + client.configuration.requestTimeout)
         }
         releaseFinishedStreams()
     }
@@ -261,7 +259,6 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
     }
 
     private func completed(_ request: PendingRequest, _ result: Result<HTTP2Response, HTTP2StreamError>) {
-        request.deadline = nil
         request.streamID = nil
         guard let client else { return }
         let now = ContinuousClock.now

@@ -296,10 +296,16 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
     }
 
     private func finish(streamID: Int32, with error: HTTP2StreamError.Kind) {
+        end(streamID) { _ in .failure(HTTP2StreamError(error, streamID: streamID)) }
+    }
+
+    /// Ends a stream nghttp2 is done with: frees its slot and queues its outcome, which `result`
+    /// makes from what the stream received. Unknown ids are ignored.
+    private func end(_ streamID: Int32, _ result: (ClientStream) -> Result<HTTP2Response, HTTP2StreamError>) {
         guard let stream = streams.removeValue(forKey: streamID) else { return }
         capacity.streamFinished(wasSent: stream.headersSent)
         capacityFreed = true
-        deferred.append(.completed(stream.completion, .failure(HTTP2StreamError(error, streamID: streamID))))
+        deferred.append(.completed(stream.completion, result(stream)))
     }
 }
 
@@ -380,25 +386,22 @@ extension HTTP2ClientHandler: NGHTTP2SessionEvents {
     func sessionInvalidFrame(_ frame: NGHTTP2Frame, libraryError: Int32) throws {}
 
     func sessionStreamClosed(streamID: Int32, errorCode: HTTP2ErrorCode) throws {
-        guard let stream = streams.removeValue(forKey: streamID) else { return }
-        capacity.streamFinished(wasSent: stream.headersSent)
-        capacityFreed = true
-        if stream.responseEnded && stream.status != 0 {
-            deferred.append(.completed(stream.completion, .success(HTTP2Response(
-                streamID: streamID, status: stream.status, headers: stream.headers, body: stream.body))))
-            return
+        end(streamID) { stream in
+            if stream.responseEnded && stream.status != 0 {
+                return .success(HTTP2Response(streamID: streamID, status: stream.status, headers: stream.headers, body: stream.body))
+            }
+            let kind: HTTP2StreamError.Kind
+            if let goAway = receivedGoAway, streamID > goAway.lastStreamID {
+                kind = .goAway(lastStreamID: goAway.lastStreamID, errorCode: goAway.errorCode)
+            } else if errorCode == .refusedStream {
+                kind = .refused
+            } else if !stream.headersSent {
+                kind = .notSent
+            } else {
+                kind = .reset(errorCode)
+            }
+            return .failure(HTTP2StreamError(kind, streamID: streamID))
         }
-        let kind: HTTP2StreamError.Kind
-        if let goAway = receivedGoAway, streamID > goAway.lastStreamID {
-            kind = .goAway(lastStreamID: goAway.lastStreamID, errorCode: goAway.errorCode)
-        } else if errorCode == .refusedStream {
-            kind = .refused
-        } else if !stream.headersSent {
-            kind = .notSent
-        } else {
-            kind = .reset(errorCode)
-        }
-        deferred.append(.completed(stream.completion, .failure(HTTP2StreamError(kind, streamID: streamID))))
     }
 
     func sessionReadBody(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) throws -> (count: Int, end: Bool) {
