@@ -35,13 +35,19 @@ public func freeLoopbackPort() throws -> Int {
 
 /// Whether something accepts TCP connections on 127.0.0.1:port right now.
 public func loopbackPortAccepts(_ port: Int) -> Bool {
+    guard let fd = connectLoopback(port: port) else { return false }
+    close(fd)
+    return true
+}
+
+/// A TCP socket connected to 127.0.0.1:port (the caller closes it), or nil when nothing accepts.
+public func connectLoopback(port: Int) -> Int32? {
     #if canImport(Glibc)
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     #else
     let fd = socket(AF_INET, SOCK_STREAM, 0)
     #endif
-    guard fd >= 0 else { return false }
-    defer { close(fd) }
+    guard fd >= 0 else { return nil }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = UInt16(port).bigEndian
@@ -51,5 +57,9 @@ public func loopbackPortAccepts(_ port: Int) -> Bool {
             connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
         }
     }
-    return connected == 0
+    guard connected == 0 else {
+        close(fd)
+        return nil
+    }
+    return fd
 }

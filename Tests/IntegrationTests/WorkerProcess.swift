@@ -63,17 +63,8 @@ final class WorkerProcess: @unchecked Sendable {
 /// A minimal HTTP/1.1 GET over a loopback socket, for /metrics, /healthz and /readyz.
 enum HTTPGet {
     static func fetch(port: Int, path: String) async throws -> (Int, String) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestSupportError("socket failed") }
+        guard let fd = connectLoopback(port: port) else { throw TestSupportError("connect to 127.0.0.1:\(port) failed") }
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw TestSupportError("connect to 127.0.0.1:\(port) failed") }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
