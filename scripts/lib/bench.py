@@ -9,13 +9,13 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.request
+
+from prometheus import buckets, scrape, total
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.path.join(ROOT, ".build/release/pushline")
 BENCH = os.path.join(ROOT, "bench/.build/release/pushline-bench")
 RUN = os.path.join(ROOT, ".run/bench")
-OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 PAYLOAD = '{"aps":{"alert":{"title":"Sale","body":"50% off today"},"sound":"default"}}'
 PARTS = ("ceiling", "transport", "decode", "apns", "kafka", "e2e100", "e2e1")
@@ -64,37 +64,8 @@ def h2load(url, requests, connections, streams, headers=(), data=None):
             "connections": connections, "streams": streams}
 
 
-def scrape(port):
-    try:
-        text = OPENER.open(f"http://127.0.0.1:{port}/metrics", timeout=2).read().decode()
-    except Exception:
-        return None
-    metrics = {}
-    for line in text.splitlines():
-        if line.startswith("#") or " " not in line:
-            continue
-        name, value = line.rsplit(" ", 1)
-        try:
-            metrics[name] = float(value)
-        except ValueError:
-            pass
-    return metrics
-
-
-def total(metrics, base):
-    return sum(v for k, v in metrics.items() if k == base or k.startswith(base + "{"))
-
-
 def quantiles(metrics, base, fractions=(0.5, 0.99, 0.999)):
-    buckets = []
-    for key, value in metrics.items():
-        if key.startswith(base + "_bucket{"):
-            le = re.search(r'le="([^"]+)"', key).group(1)
-            buckets.append((float("inf") if le == "+Inf" else float(le), value))
-    merged = {}
-    for le, value in buckets:
-        merged[le] = merged.get(le, 0) + value
-    ordered = sorted(merged.items())
+    ordered = sorted(buckets(metrics, base).items())
     count = ordered[-1][1] if ordered else 0
     result = {}
     for fraction in fractions:
@@ -232,7 +203,7 @@ log:
         begin = time.time()
         while time.time() - begin < 900:
             time.sleep(0.25)
-            metrics = scrape(port)
+            metrics = scrape(f"127.0.0.1:{port}")
             if metrics is None:
                 continue
             now = time.time()

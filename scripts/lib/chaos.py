@@ -8,21 +8,21 @@ import argparse
 import asyncio
 import json
 import os
-import random
 import signal
 import socket
 import subprocess
 import sys
 import threading
 import time
-import urllib.request
+import urllib.error
+
+from prometheus import OPENER, buckets, scrape, total
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.path.join(ROOT, ".build/release/pushline")
 BENCH = os.path.join(ROOT, "bench/.build/release/pushline-bench")
 RUN = os.path.join(ROOT, ".run/chaos")
 TANSU = os.environ.get("PUSHLINE_TANSU", "")
-OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 processes = []
 
 
@@ -218,24 +218,11 @@ log:
 
     def results(self):
         """Every delivery record on the results topic: (token -> count of final records)."""
-        from confluent_kafka import Consumer, TopicPartition
-        consumer = Consumer({"bootstrap.servers": f"127.0.0.1:{self.client_port}", "group.id": f"reader-{time.time()}",
-                             "enable.auto.commit": False, "log_level": 0})
-        consumer.assign([TopicPartition("chaos.results", p, 0) for p in range(4)])
-        counts, idle = {}, 0
-        while idle < 2:
-            messages = consumer.consume(10000, 1.0)
-            if not messages:
-                idle += 1
-                continue
-            idle = 0
-            for message in messages:
-                if message.error():
-                    continue
-                record = json.loads(message.value())
-                if record.get("type") == "delivery" and record.get("final"):
-                    counts[record["token"]] = counts.get(record["token"], 0) + 1
-        consumer.close()
+        from results_topic import read_records
+        counts = {}
+        for record in read_records(f"127.0.0.1:{self.client_port}", "chaos.results"):
+            if record.get("type") == "delivery" and record.get("final"):
+                counts[record["token"]] = counts.get(record["token"], 0) + 1
         return counts
 
     def wait_all(self, timeout=300):
@@ -292,11 +279,7 @@ def wait_ready(worker, timeout=60):
 
 
 def sent(worker):
-    try:
-        text = OPENER.open(f"http://127.0.0.1:{worker.metrics_port}/metrics", timeout=2).read().decode()
-    except Exception:
-        return 0
-    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines() if line.startswith("pushline_notifications_total{"))
+    return total(scrape(f"127.0.0.1:{worker.metrics_port}"), "pushline_notifications_total")
 
 
 def scenario_kill3(tokens):
@@ -412,16 +395,7 @@ def rss_and_fds(pid):
 
 def histogram_p99(port, base="pushline_end_to_end_latency_seconds"):
     """Cumulative (le, count) buckets of a histogram from /metrics."""
-    try:
-        text = OPENER.open(f"http://127.0.0.1:{port}/metrics", timeout=2).read().decode()
-    except Exception:
-        return {}
-    buckets = {}
-    for line in text.splitlines():
-        if line.startswith(base + "_bucket{"):
-            le = line.split('le="', 1)[1].split('"', 1)[0]
-            buckets[float("inf") if le == "+Inf" else float(le)] = buckets.get(le, 0) + float(line.rsplit(" ", 1)[1])
-    return buckets
+    return buckets(scrape(f"127.0.0.1:{port}"), base)
 
 
 def quantile_between(before, after, fraction=0.99):
@@ -494,12 +468,7 @@ def scenario_soak(minutes, rate):
 
 def sent_gauge(worker, name):
     """The sum of a metric's series (or one series, when `name` includes its labels)."""
-    try:
-        text = OPENER.open(f"http://127.0.0.1:{worker.metrics_port}/metrics", timeout=2).read().decode()
-    except Exception:
-        return 0
-    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
-               if line.startswith(name + " ") or (not name.endswith("}") and line.startswith(name + "{")))
+    return total(scrape(f"127.0.0.1:{worker.metrics_port}"), name)
 
 
 SCENARIOS = {

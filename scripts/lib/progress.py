@@ -8,31 +8,11 @@ DONE_FILE, when given, receives the time (unix seconds) at which every job was s
 import os
 import sys
 import time
-import urllib.request
+
+from prometheus import scrape, total
 
 address, jobs, tokens, pid = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 done_file = sys.argv[5] if len(sys.argv) > 5 else None
-opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-
-
-def scrape():
-    try:
-        text = opener.open(f"http://{address}/metrics", timeout=2).read().decode()
-    except Exception:
-        return None
-    values = {}
-    for line in text.splitlines():
-        if line.startswith("#") or " " not in line:
-            continue
-        name, value = line.rsplit(" ", 1)
-        base = name.split("{", 1)[0]
-        try:
-            values.setdefault(base, 0.0)
-            values[base] += float(value)
-            values[name] = float(value)
-        except ValueError:
-            pass
-    return values
 
 
 def alive():
@@ -52,14 +32,14 @@ while time.time() - start < 600:
     if not alive():
         print("\nprogress: the worker exited early; see its log", file=sys.stderr)
         break
-    m = scrape()
+    m = scrape(address)
     if m is None:
         continue
-    sent = m.get("pushline_notifications_total", 0)
+    sent = total(m, "pushline_notifications_total")
     now = time.time()
     rate = (sent - last_sent) / (now - last_time)
     last_sent, last_time = sent, now
-    completed = m.get('pushline_jobs_total{outcome="completed"}', 0) + m.get('pushline_jobs_total{outcome="rejected"}', 0)
+    completed = total(m, "pushline_jobs_total")
     gauges = m
     if completed >= jobs:
         if done_file:
@@ -68,9 +48,9 @@ while time.time() - start < 600:
         # The worker samples its in-flight gauge every 250 ms: wait for a sample taken after the
         # last job, so the final line does not show work that has already finished.
         time.sleep(0.4)
-        gauges = scrape() or m
-    line = (f"sent {int(sent):>9,}/{tokens:,}  rate {int(rate):>7,}/s  in flight {int(gauges.get('pushline_inflight_notifications', 0)):>6,}"
-            f"  jobs done {int(completed):,}/{jobs:,}  invalidations {int(m.get('pushline_invalidations_total', 0)):,}")
+        gauges = scrape(address) or m
+    line = (f"sent {int(sent):>9,}/{tokens:,}  rate {int(rate):>7,}/s  in flight {int(total(gauges, 'pushline_inflight_notifications')):>6,}"
+            f"  jobs done {int(completed):,}/{jobs:,}  invalidations {int(total(m, 'pushline_invalidations_total')):,}")
     print(("\r" + line) if tty else line, end="" if tty else "\n", flush=True)
     if completed >= jobs:
         done = True

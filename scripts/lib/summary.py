@@ -6,33 +6,19 @@ import json
 import sys
 from collections import Counter
 
-from confluent_kafka import Consumer, TopicPartition
+from results_topic import read_records
 
 broker, tokens, jobs, start, end, stats_path = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]), sys.argv[6]
 
-consumer = Consumer({"bootstrap.servers": broker, "group.id": "demo-summary", "enable.auto.commit": False, "log_level": 0})
-partitions = len(consumer.list_topics("push.results", timeout=10).topics["push.results"].partitions)
-consumer.assign([TopicPartition("push.results", p, 0) for p in range(partitions)])
 deliveries, invalidations, rejected = [], 0, 0
-idle = 0
-while idle < 3:
-    messages = consumer.consume(10000, 1.0)
-    if not messages:
-        idle += 1
-        continue
-    idle = 0
-    for message in messages:
-        if message.error():
-            continue
-        record = json.loads(message.value())
-        kind = record.get("type")
-        if kind == "delivery":
-            deliveries.append(record)
-        elif kind == "token_invalidated":
-            invalidations += 1
-        elif kind == "rejected":
-            rejected += 1
-consumer.close()
+for record in read_records(broker, "push.results", idle_polls=3):
+    kind = record.get("type")
+    if kind == "delivery":
+        deliveries.append(record)
+    elif kind == "token_invalidated":
+        invalidations += 1
+    elif kind == "rejected":
+        rejected += 1
 
 by_outcome = Counter((d["status"], d["reason"] or "-") for d in deliveries)
 latencies = sorted(d["latency_ms"] for d in deliveries)
