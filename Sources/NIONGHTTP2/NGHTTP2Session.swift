@@ -12,9 +12,6 @@ final class NGHTTP2Session {
     private let raw: OpaquePointer
     let role: Role
     private var headerBlock = HeaderBlock()
-    /// Server sessions allocate from this pool (see NGHTTP2MemoryPool); released after the
-    /// session is deleted in deinit, so it outlives every allocation nghttp2 frees.
-    private let memoryPool: NGHTTP2MemoryPool?
 
     /// The handler that owns this session. `unowned(unsafe)`: the handler holds the only strong
     /// reference to the session, so the handler outlives every callback the session can make.
@@ -42,14 +39,9 @@ final class NGHTTP2Session {
         nghttp2_option_set_no_closed_streams(option, 1)
 
         var session: OpaquePointer?
-        let pool = role == .server ? NGHTTP2MemoryPool() : nil
-        memoryPool = pool
         switch role {
         case .client: try Self.check("nghttp2_session_client_new2", nghttp2_session_client_new2(&session, callbacks, nil, option))
-        case .server:
-            var mem = pool!.mem
-            // nghttp2 copies the nghttp2_mem struct; the pool itself must outlive the session.
-            try Self.check("nghttp2_session_server_new3", nghttp2_session_server_new3(&session, callbacks, nil, option, &mem))
+        case .server: try Self.check("nghttp2_session_server_new2", nghttp2_session_server_new2(&session, callbacks, nil, option))
         }
         raw = session!
         // User data is set after init because it is `self`; no callback runs before the first receive/send.
