@@ -8,25 +8,24 @@ import Synchronization
 /// A pool of multiplexed HTTP/2 connections to APNs for one credential (one team and key, or one
 /// certificate), honouring every stream limit.
 ///
-/// A request goes to the connection with the most free streams, where free = min(server's
-/// SETTINGS_MAX_CONCURRENT_STREAMS, configured cap, 1 while a token connection is unproven) minus
-/// streams reserved. With no free stream anywhere it waits in the pool's FIFO, never inside a
-/// throttled connection. Retries (with backoff), token refresh, REFUSED_STREAM and GOAWAY resends
-/// happen inside; `send` always ends with exactly one `APNSOutcome`.
+/// Every decision is made by `PoolStateMachine`, held here under one lock: routing (a request
+/// goes to the connection with the most free streams, never above the server's
+/// SETTINGS_MAX_CONCURRENT_STREAMS), retries with backoff, token refresh, REFUSED_STREAM and
+/// GOAWAY resends, and the app's systemic hold (hold, probe, resume). This class feeds it events
+/// and performs the actions it returns, outside the lock. `send` always ends with exactly one
+/// `APNSOutcome`.
 public final class APNSClient: Sendable {
     public let configuration: APNSClientConfiguration
     let credential: APNSCredential
-    let tlsContext: TLSContext
     let tokens: ProviderTokenSource?
     let metrics: APNSMetrics
     let logger: Logger
-    /// The `:authority` of every request (formatted once, not per request).
-    let authority: String
-    private let state: Mutex<PoolState>
+    private let machine: Mutex<PoolStateMachine>
     private let connections: [PooledConnection]
     private let ownsGroup: Bool
     private let group: any EventLoopGroup
-    private let sweeper = Mutex<RepeatedTask?>(nil)
+    /// Runs the machine's ticks (retries due, deadline sweeps, probes).
+    private let timerLoop: any EventLoop
 
     /// Creates the pool; call `start()` to open its connections.
     ///
@@ -40,7 +39,6 @@ public final class APNSClient: Sendable {
     ) throws {
         self.configuration = configuration
         self.credential = credential
-        self.authority = configuration.endpoint.authority
         var logger = logger
         logger[metadataKey: "app"] = "\(configuration.name)"
         self.logger = logger
@@ -54,7 +52,7 @@ public final class APNSClient: Sendable {
         if case .certificate(let identity) = credential {
             tls.identity = identity
         }
-        self.tlsContext = try TLSContext(configuration: tls)
+        let tlsContext = try TLSContext(configuration: tls)
 
         if case .token(let keyID, let teamID, let key) = credential {
             tokens = ProviderTokenSource(keyID: keyID, teamID: teamID, key: key, now: configuration.now) {
@@ -71,41 +69,38 @@ public final class APNSClient: Sendable {
             self.group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
             ownsGroup = true
         }
-        self.state = Mutex(
-            PoolState(
-                connections: configuration.connections,
-                configuredCap: configuration.maxStreamsPerConnection,
-                tokenAuth: credential.isToken))
-        var connections: [PooledConnection] = []
-        for slot in 0..<configuration.connections {
-            connections.append(PooledConnection(slot: slot, eventLoop: self.group.next()))
+        timerLoop = self.group.next()
+        machine = Mutex(
+            PoolStateMachine(
+                settings: .init(
+                    connections: configuration.connections, configuredCap: configuration.maxStreamsPerConnection,
+                    tokenAuth: credential.isToken, maxQueuedRequests: configuration.maxQueuedRequests,
+                    retryPolicy: configuration.retryPolicy, maxFreeResends: configuration.maxFreeResends,
+                    health: configuration.health),
+                now: .now))
+
+        let settings = PooledConnection.Settings(
+            endpoint: configuration.endpoint, tlsContext: tlsContext, connectTimeout: configuration.connectTimeout,
+            requestTimeout: configuration.requestTimeout, pingInterval: configuration.pingInterval,
+            pingTimeout: configuration.pingTimeout, authority: configuration.endpoint.authority, tokens: tokens,
+            metrics: metrics, logger: logger)
+        // Connections report to the pool through this box, filled once the pool exists; they hold
+        // no reference to it.
+        let sink = EventSink()
+        let loops = self.group
+        connections = (0..<configuration.connections).map { slot in
+            PooledConnection(slot: slot, eventLoop: loops.next(), settings: settings) { slot, event in
+                sink.client?.handle(slot: slot, event)
+            }
         }
-        self.connections = connections
-        for connection in connections {
-            connection.client = self
-        }
+        sink.client = self
     }
 
     /// Opens every connection (ahead of first use). Returns at once; connections come up in the
     /// background and reconnect with backoff when they fail.
     public func start() {
         for connection in connections {
-            connection.eventLoop.execute { connection.connect() }
-        }
-        // Requests waiting in the queue (no connection up, or every stream busy) still end at
-        // their deadline.
-        let task = group.next().scheduleRepeatedTask(initialDelay: .milliseconds(100), delay: .milliseconds(100)) {
-            [weak self] _ in
-            self?.expireQueued()
-        }
-        sweeper.withLock { $0 = task }
-    }
-
-    private func expireQueued() {
-        let now = ContinuousClock.now
-        let expired = state.withLock { $0.removeExpired(now: now) }
-        for request in expired {
-            request.finish(noResponse: .expired)
+            connection.eventLoop.execute { connection.perform(.connect) }
         }
     }
 
@@ -116,7 +111,7 @@ public final class APNSClient: Sendable {
         options: APNSSendOptions = APNSSendOptions(),
         completion: @escaping @Sendable (APNSOutcome) -> Void
     ) {
-        enqueue([PendingRequest(notification: notification, options: options, index: 0) { _, outcome in completion(outcome) }])
+        submit([PendingRequest(notification: notification, options: options, index: 0) { _, outcome in completion(outcome) }])
     }
 
     /// Sends many notifications in one hand-over (one lock, one hop per connection).
@@ -128,15 +123,17 @@ public final class APNSClient: Sendable {
         // Notifications of one job carry the same payload array: one buffer serves them all.
         var body: ByteBuffer?
         var bodySource: [UInt8] = []
+        let now = ContinuousClock.now
         let requests = notifications.enumerated().map { index, notification in
             if body == nil || notification.payload != bodySource {
                 bodySource = notification.payload
                 body = ByteBuffer(bytes: bodySource)
             }
             // One completion closure for the whole batch; each request carries its index.
-            return PendingRequest(notification: notification, options: options, body: body, index: index, completion: completion)
+            return PendingRequest(
+                notification: notification, options: options, body: body, index: index, created: now, completion: completion)
         }
-        enqueue(requests)
+        submit(requests)
     }
 
     /// Sends one notification and waits for its outcome.
@@ -146,18 +143,10 @@ public final class APNSClient: Sendable {
         }
     }
 
-    /// Closes every connection; requests still queued or in flight end as `connection`.
+    /// Closes every connection. Requests the pool still holds (queued, waiting to retry, held)
+    /// end as `shutdown`; requests in flight end as their streams fail.
     public func shutdown() async {
-        sweeper.withLock { task in
-            task?.cancel()
-            task = nil
-        }
-        let queued: [PendingRequest] = state.withLock { state in
-            state.isShutDown = true
-            for slot in state.lifecycles.indices { _ = state.lifecycles[slot].shutDown() }
-            return state.removeAllQueued()
-        }
-        for request in queued { request.finish(noResponse: .connection) }
+        perform(machine.withLock { $0.shutDown(now: .now) })
         await withTaskGroup(of: Void.self) { tasks in
             for connection in connections {
                 tasks.addTask {
@@ -181,70 +170,107 @@ public final class APNSClient: Sendable {
 
     public struct Status: Sendable, Hashable {
         public var connections: [ConnectionStatus]
+        /// Requests waiting for a stream: queued, held, or waiting out a retry backoff.
         public var queued: Int
+        /// Why the app is held (systemic answers dominate), or nil.
+        public var hold: AppHealth.Hold?
         /// Whether at least one connection is carrying requests.
         public var isReady: Bool { connections.contains { $0.state == .active } }
     }
 
     public func status() -> Status {
-        state.withLock { state in
+        machine.withLock { machine in
             Status(
-                connections: state.lifecycles.indices.map {
+                connections: machine.lifecycles.indices.map {
                     ConnectionStatus(
-                        state: state.lifecycles[$0].state, limit: state.capacities[$0].limit,
-                        reservedStreams: state.capacities[$0].reserved)
+                        state: machine.lifecycles[$0].state, limit: machine.capacities[$0].limit,
+                        reservedStreams: machine.capacities[$0].reserved)
                 },
-                queued: state.queue.count)
+                queued: machine.waiting,
+                hold: machine.health.hold)
         }
     }
 
-    // MARK: Pool internals (called by connections)
+    // MARK: Events and actions
 
-    /// Queues requests (FIFO) and hands out what fits.
-    func enqueue(_ requests: [PendingRequest], atFront: Bool = false) {
-        var rejected: [PendingRequest] = []
-        let assignments: PoolState.Assignments = state.withLock { state in
-            if state.isShutDown {
-                rejected = requests
-                return []
-            }
-            let room = configuration.maxQueuedRequests - state.queue.count
-            var accepted = requests
-            if requests.count > room {
-                accepted = Array(requests.prefix(max(0, room)))
-                rejected = Array(requests.dropFirst(max(0, room)))
-            }
-            state.enqueue(accepted, atFront: atFront)
-            return state.drain()
-        }
-        for request in rejected { request.finish(noResponse: .connection) }
-        dispatch(assignments)
+    private func submit(_ requests: [PendingRequest]) {
+        let now = ContinuousClock.now
+        perform(machine.withLock { $0.submit(requests, now: now) })
     }
 
-    func dispatch(_ assignments: PoolState.Assignments) {
-        for (slot, requests) in assignments {
+    /// One event from connection `slot`, under one lock.
+    func handle(slot: Int, _ event: ConnectionEvent) {
+        let now = ContinuousClock.now
+        let actions = machine.withLock { machine -> PoolActions in
+            switch event {
+            case .connectFailed: machine.connectFailed(slot: slot, now: now)
+            case .connected(let peerLimit): machine.connected(slot: slot, peerLimit: peerLimit, now: now)
+            case .peerLimitChanged(let limit): machine.peerLimitChanged(slot: slot, to: limit, now: now)
+            case .goAway: machine.goAway(slot: slot, now: now)
+            case .pingLost: machine.pingLost(slot: slot, now: now)
+            case .closed: machine.closed(slot: slot, now: now)
+            case .backoffElapsed: machine.backoffElapsed(slot: slot, now: now)
+            case .streamsEnded(let ended): machine.streamsEnded(slot: slot, ended, now: now)
+            case .notStarted(let requests, let unusable):
+                machine.notStarted(slot: slot, requests, connectionUnusable: unusable, now: now)
+            }
+        }
+        perform(actions)
+    }
+
+    private func tick() {
+        let now = ContinuousClock.now
+        perform(machine.withLock { $0.tick(now: now) })
+    }
+
+    private func perform(_ actions: PoolActions) {
+        for transition in actions.transitions { log(transition) }
+        if actions.heldRequests > 0 { metrics.requestsHeld(actions.heldRequests) }
+        for _ in 0..<actions.freeResends { metrics.freeResend() }
+        for jwt in actions.expiredTokens {
+            // Mints a new token when the 20-minute rule allows; requests take the current one.
+            _ = try? tokens?.expired(jwt)
+        }
+        for (slot, action) in actions.connections {
+            let connection = connections[slot]
+            if connection.eventLoop.inEventLoop {
+                connection.perform(action)
+            } else {
+                connection.eventLoop.execute { connection.perform(action) }
+            }
+        }
+        for (slot, requests) in actions.sends {
             connections[slot].deliver(requests)
         }
+        if let at = actions.tick {
+            let delay = at - ContinuousClock.now
+            timerLoop.scheduleTask(in: TimeAmount(max(delay, .zero))) { [weak self] in self?.tick() }
+        }
+        for (request, outcome) in actions.finishes {
+            request.completion(request.index, outcome)
+        }
     }
 
-    /// Runs `body` on the pool state under the lock, then dispatches whatever the queue can now
-    /// place, and returns `body`'s result.
-    func withState<Result>(_ body: (inout PoolState) -> Result) -> Result {
-        let (result, assignments) = state.withLock { state -> (Result, PoolState.Assignments) in
-            let result = body(&state)
-            return (result, state.drain())
+    private func log(_ transition: AppHealth.Transition) {
+        switch transition {
+        case .held(let hold):
+            metrics.held(true)
+            logger.error(
+                "APNs refuses this app's requests: holding its notifications (they stay queued, probing with backoff)",
+                metadata: ["status": "\(hold.status)", "reason": "\(hold.reason)"])
+        case .resumed(let after, let failedProbes):
+            metrics.held(false)
+            logger.notice(
+                "APNs accepts this app's requests again: hold ended, sending at full speed",
+                metadata: ["held_ms": "\(Int(after.milliseconds))", "failed_probes": "\(failedProbes)"])
         }
-        dispatch(assignments)
-        return result
     }
+}
 
-    /// A reserved slot that was not used (the connection turned out to be unable to take it).
-    func unreserve(slot: Int, requeue requests: [PendingRequest]) {
-        let assignments: PoolState.Assignments = state.withLock { state in
-            for _ in requests { state.capacities[slot].release() }
-            state.enqueue(requests, atFront: true)
-            return state.drain()
-        }
-        dispatch(assignments)
-    }
+/// The pool a connection reports to, set once after the pool is made.
+///
+/// `@unchecked Sendable`: `client` is written once, in `APNSClient.init`, before any connection
+/// can report (connections start in `start()`); afterwards it is only read.
+private final class EventSink: @unchecked Sendable {
+    weak var client: APNSClient?
 }

@@ -24,6 +24,9 @@ public struct APNSClientConfiguration: Sendable {
     public var now: @Sendable () -> Int64
     /// A label for metrics and logs (the app profile's name).
     public var name: String
+    /// When systemic answers hold the app, how it probes, and how long a request may stay held
+    /// (docs/apns.md, "Systemic faults").
+    public var health: AppHealth.Thresholds
 
     public init(
         endpoint: APNSEndpoint,
@@ -38,7 +41,8 @@ public struct APNSClientConfiguration: Sendable {
         connectTimeout: Duration = .seconds(10),
         maxFreeResends: Int = 50,
         now: @escaping @Sendable () -> Int64 = APNSClientConfiguration.systemNow,
-        name: String = "default"
+        name: String = "default",
+        health: AppHealth.Thresholds = AppHealth.Thresholds()
     ) {
         self.endpoint = endpoint
         self.caFile = caFile
@@ -53,6 +57,7 @@ public struct APNSClientConfiguration: Sendable {
         self.maxFreeResends = maxFreeResends
         self.now = now
         self.name = name
+        self.health = health
     }
 
     /// The wall clock in unix seconds (CLOCK_REALTIME, a vDSO call: cheap, and it follows NTP

@@ -1,8 +1,9 @@
 import Metrics
 import Synchronization
 
-/// The client's metrics (swift-metrics): responses by status and reason, latency, JWT refreshes.
-/// Metric objects are created once per label set and cached, so recording stays cheap.
+/// The client's metrics (swift-metrics): responses by status and reason, latency, JWT refreshes,
+/// free resends, and the app's systemic hold. Metric objects are created once per label set and
+/// cached, so recording stays cheap.
 final class APNSMetrics: Sendable {
     let app: String
     private let responses = Mutex<[ResponseKey: Counter]>([:])
@@ -11,6 +12,8 @@ final class APNSMetrics: Sendable {
     private let latency: Timer
     private let refreshes: Counter
     private let resends: Counter
+    private let heldGauge: Gauge
+    private let heldRequests: Counter
 
     struct ResponseKey: Hashable {
         var status: Int
@@ -23,6 +26,9 @@ final class APNSMetrics: Sendable {
         refreshes = Counter(label: "pushline_jwt_refreshes_total", dimensions: [("app", app)])
         resends = Counter(label: "pushline_apns_free_resends_total", dimensions: [("app", app)])
         ok = Counter(label: "pushline_apns_responses_total", dimensions: [("app", app), ("status", "200"), ("reason", "")])
+        heldGauge = Gauge(label: "pushline_app_held", dimensions: [("app", app)])
+        heldRequests = Counter(label: "pushline_apns_held_requests_total", dimensions: [("app", app)])
+        heldGauge.record(0)
     }
 
     func response(status: Int, reason: String?, latencyNanoseconds: Int64) {
@@ -49,5 +55,15 @@ final class APNSMetrics: Sendable {
 
     func freeResend() {
         resends.increment()
+    }
+
+    /// The app's hold started (true) or ended (false).
+    func held(_ isHeld: Bool) {
+        heldGauge.record(isHeld ? 1 : 0)
+    }
+
+    /// Requests that got a systemic answer while held, and were requeued instead of finalized.
+    func requestsHeld(_ count: Int) {
+        heldRequests.increment(by: count)
     }
 }

@@ -3,9 +3,12 @@ import NIOCore
 
 /// One notification on its way through the pool, across attempts and connections.
 ///
-/// `@unchecked Sendable`: a request is owned by exactly one party at a time — the pool's queue
-/// (under its lock), one connection's event loop while its stream is open, or a scheduled retry —
-/// and each hand-over goes through the lock or `EventLoop.execute`, which order the accesses.
+/// `@unchecked Sendable`: a request is owned by exactly one party at a time: the pool's state
+/// machine (under the pool's lock: queued, waiting to retry, or held), or one connection's event
+/// loop from the hand-over until its stream ends and it is reported back under the lock. Each
+/// hand-over goes through the lock or `EventLoop.execute`, which order the accesses. Nothing
+/// reads a request's fields while another party owns it (a connection's deadline sweep keeps
+/// stream ids of its own, see `SendOrder`).
 final class PendingRequest: @unchecked Sendable {
     let notification: APNSNotification
     let body: ByteBuffer
@@ -20,18 +23,27 @@ final class PendingRequest: @unchecked Sendable {
     var freeResends = 0
     /// The provider token sent on the current attempt.
     var bearerToken: String?
-    /// How many times the request was submitted on a stream (attempts and free resends).
-    var sends = 0
-    /// The stream on the current connection while it is open (nil otherwise). Its deadline lives
-    /// in the connection's `SendOrder`, read by one sweep per connection, not a timer per request.
-    var streamID: Int32?
-    var timedOut = false
     /// When the first attempt was sent (latency in results is measured from here), and the
     /// current one (APNs latency metrics).
     var firstSentAt: ContinuousClock.Instant?
     var sentAt: ContinuousClock.Instant?
     /// A connection to avoid on the next attempt (it answered 503).
     var avoidSlot: Int?
+    /// When a retry after backoff may go (while in the machine's retry list).
+    var retryAt: ContinuousClock.Instant?
+    /// This request is its held app's probe.
+    var isProbe = false
+    /// ExpiredProviderToken answers that led to a token refresh and resend.
+    var tokenRefreshes = 0
+    /// When this request first waited in a hold, and the last systemic answer it got.
+    var heldSince: ContinuousClock.Instant?
+    var lastSystemic: SystemicAnswer?
+
+    /// A systemic answer, kept for the record a hold that ends in failure publishes.
+    enum SystemicAnswer {
+        case response(APNSResponse)
+        case noResponse(APNSOutcome.NoResponse)
+    }
 
     /// - Parameter body: the payload as a buffer, when the caller already has one (the requests of
     ///   one job share it instead of copying the payload per token).
@@ -40,6 +52,7 @@ final class PendingRequest: @unchecked Sendable {
         options: APNSSendOptions,
         body: ByteBuffer? = nil,
         index: Int,
+        created: ContinuousClock.Instant = .now,
         completion: @escaping @Sendable (Int, APNSOutcome) -> Void
     ) {
         self.index = index
@@ -47,20 +60,44 @@ final class PendingRequest: @unchecked Sendable {
         self.body = body ?? ByteBuffer(bytes: notification.payload)
         self.options = options
         self.completion = completion
-        self.created = .now
+        self.created = created
     }
 
-    func elapsedMilliseconds(at now: ContinuousClock.Instant = .now) -> Double {
-        let elapsed = now - (firstSentAt ?? created)
-        return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+    func elapsedMilliseconds(at now: ContinuousClock.Instant) -> Double {
+        (now - (firstSentAt ?? created)).milliseconds
     }
 
-    /// - Parameter now: when the response arrived (the caller usually read the clock already).
-    func finish(response: APNSResponse, at now: ContinuousClock.Instant = .now) {
-        completion(index, APNSOutcome(response: response, attempts: attempts, latencyMilliseconds: elapsedMilliseconds(at: now)))
+    /// How long this request has waited in holds, in milliseconds (nil when never held).
+    func heldMilliseconds(at now: ContinuousClock.Instant) -> Double? {
+        heldSince.map { (now - $0).milliseconds }
     }
 
-    func finish(noResponse: APNSOutcome.NoResponse) {
-        completion(index, APNSOutcome(noResponse: noResponse, attempts: attempts, latencyMilliseconds: elapsedMilliseconds()))
+    func outcome(_ response: APNSResponse, at now: ContinuousClock.Instant) -> APNSOutcome {
+        var outcome = APNSOutcome(response: response, attempts: attempts, latencyMilliseconds: elapsedMilliseconds(at: now))
+        outcome.heldMilliseconds = heldMilliseconds(at: now)
+        return outcome
+    }
+
+    func outcome(_ noResponse: APNSOutcome.NoResponse, at now: ContinuousClock.Instant) -> APNSOutcome {
+        var outcome = APNSOutcome(noResponse: noResponse, attempts: attempts, latencyMilliseconds: elapsedMilliseconds(at: now))
+        outcome.heldMilliseconds = heldMilliseconds(at: now)
+        return outcome
+    }
+
+    /// The outcome of a hold that ended in failure: the last systemic answer, and how long it was held.
+    func outcomeOfLastSystemicAnswer(at now: ContinuousClock.Instant) -> APNSOutcome {
+        switch lastSystemic {
+        case .response(let response)?: outcome(response, at: now)
+        case .noResponse(let reason)?: outcome(reason, at: now)
+        case nil: outcome(.connection, at: now)
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in milliseconds, with fractions.
+    var milliseconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) * 1000 + Double(attoseconds) / 1e15
     }
 }

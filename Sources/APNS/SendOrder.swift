@@ -1,39 +1,34 @@
-import NIOCore
-
-/// The requests a connection has sent, oldest first, for its deadline sweep.
+/// The streams a connection has sent, oldest first, for its deadline sweep.
 ///
 /// Every request on a connection gets the same timeout, so send order is deadline order: the
 /// sweep looks only at the front, and finds what expired without scanning what is in flight.
-/// Entries of requests that already ended (answered, or resent elsewhere) are dropped when they
-/// reach the front, so the buffer holds what was sent within about one timeout of its oldest
-/// live request. A value confined to its connection's event loop.
+/// Entries are stream ids of this connection (never reused), not requests: whether a stream is
+/// still open is asked of the connection's own HTTP/2 handler, so the sweep never reads a request
+/// that another event loop may own by then. Entries of streams that ended are dropped when they
+/// reach the front. A value confined to its connection's event loop.
 struct SendOrder {
     private struct Entry {
-        let request: PendingRequest
         let streamID: Int32
         let deadline: ContinuousClock.Instant
-        /// `request.sends` when this entry was made: a later send of the request makes it stale.
-        let send: Int
     }
 
     private var entries = CircularBuffer<Entry>(initialCapacity: 1024)
 
     var count: Int { entries.count }
 
-    /// Records that `request` went out on `streamID` (after `request.sends` was counted up).
-    mutating func append(_ request: PendingRequest, streamID: Int32, deadline: ContinuousClock.Instant) {
-        entries.append(Entry(request: request, streamID: streamID, deadline: deadline, send: request.sends))
+    /// Records that a stream went out with this deadline.
+    mutating func append(streamID: Int32, deadline: ContinuousClock.Instant) {
+        entries.append(Entry(streamID: streamID, deadline: deadline))
     }
 
-    /// Removes and returns the requests still open on their stream whose deadline is at or
-    /// before `now`, and drops entries of requests that ended.
-    mutating func expired(now: ContinuousClock.Instant) -> [(streamID: Int32, request: PendingRequest)] {
-        var expired: [(streamID: Int32, request: PendingRequest)] = []
+    /// Removes and returns the ids of the streams still open (per `isOpen`) whose deadline is at
+    /// or before `now`, and drops entries of streams that ended.
+    mutating func expired(now: ContinuousClock.Instant, isOpen: (Int32) -> Bool) -> [Int32] {
+        var expired: [Int32] = []
         while let first = entries.first {
-            let isOpen = first.request.streamID == first.streamID && first.request.sends == first.send
-            if isOpen {
+            if isOpen(first.streamID) {
                 guard first.deadline <= now else { break }
-                expired.append((first.streamID, first.request))
+                expired.append(first.streamID)
             }
             entries.removeFirst()
         }
@@ -45,3 +40,5 @@ struct SendOrder {
         entries.removeAll()
     }
 }
+
+import NIOCore

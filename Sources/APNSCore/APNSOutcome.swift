@@ -8,6 +8,9 @@ public struct APNSOutcome: Sendable, Hashable {
         case connection
         /// The job's deadline or expiration passed before it could be (re)sent.
         case expired
+        /// The pool shut down before a final answer. Not final: the worker publishes nothing for
+        /// it and leaves the job uncommitted, so the group's next owner sends it again.
+        case shutdown
     }
 
     /// APNs' response, or nil when none was received.
@@ -18,6 +21,9 @@ public struct APNSOutcome: Sendable, Hashable {
     public var attempts: Int
     /// From the first send to the final answer, in milliseconds.
     public var latencyMilliseconds: Double
+    /// How long the notification waited while its app was held after systemic answers
+    /// (docs/apns.md, "Systemic faults"); nil when it never was.
+    public var heldMilliseconds: Double?
 
     public init(response: APNSResponse, attempts: Int, latencyMilliseconds: Double) {
         self.response = response
@@ -44,6 +50,6 @@ public struct APNSOutcome: Sendable, Hashable {
 
     public var disposition: APNSDisposition {
         if let response { return APNSDisposition(response) }
-        return .retryable(noResponse == .expired ? .expired : .transport)
+        return .retryable(noResponse == .expired || noResponse == .shutdown ? .expired : .transport)
     }
 }

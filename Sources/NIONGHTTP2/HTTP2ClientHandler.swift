@@ -123,6 +123,11 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
         return promise.futureResult
     }
 
+    /// Whether the stream with this id is still open (submitted and not yet ended).
+    public func isOpen(streamID: Int32) -> Bool {
+        streams[streamID] != nil
+    }
+
     /// Resets the stream with RST_STREAM CANCEL (e.g. a request deadline passed): it ends at once
     /// with `.cancelled` (promise failed, or the delegate told) and its slot counts as free.
     /// Unknown ids are ignored.
