@@ -70,6 +70,11 @@ public enum ConfigurationLoader {
         configuration.apns.requestTimeoutMilliseconds = keys.int(
             "apns.request_timeout_ms", default: configuration.apns.requestTimeoutMilliseconds)
         configuration.apns.maxAttempts = keys.int("apns.max_attempts", default: configuration.apns.maxAttempts)
+        configuration.apns.holdMinimumSystemic = keys.int(
+            "apns.hold_min_systemic", default: configuration.apns.holdMinimumSystemic)
+        configuration.apns.holdPercent = keys.int("apns.hold_percent", default: configuration.apns.holdPercent)
+        configuration.apns.holdLimitMilliseconds = keys.int(
+            "apns.hold_limit_ms", default: configuration.apns.holdLimitMilliseconds)
 
         for name in appNames(tree: tree, environment: environment) {
             if let app = readApp(name, keys: &keys) {

@@ -5,7 +5,9 @@ import Yams
 enum ConfigurationSchema {
     static let sections: [String: Set<String>] = [
         "kafka": ["brokers", "group_id", "jobs_topic", "results_topic", "invalidations_topic", "dead_letter_topic", "properties"],
-        "apns": ["endpoint", "ca_file", "connections", "max_streams_per_connection", "request_timeout_ms", "max_attempts"],
+        "apns": ["endpoint", "ca_file", "connections", "max_streams_per_connection", "request_timeout_ms", "max_attempts",
+            "hold_min_systemic", "hold_percent", "hold_limit_ms",
+        ],
         "worker": ["max_inflight", "shutdown_timeout_ms", "invalidate_on", "max_job_bytes", "allow_insecure_key_files"],
         "metrics": ["listen"],
         "log": ["level", "format"],

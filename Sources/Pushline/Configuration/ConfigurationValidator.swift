@@ -46,6 +46,13 @@ enum ConfigurationValidator {
             (100...600_000).contains(apns.requestTimeoutMilliseconds),
             "apns.request_timeout_ms: \(apns.requestTimeoutMilliseconds), must be 100..600000")
         require((1...50).contains(apns.maxAttempts), "apns.max_attempts: \(apns.maxAttempts), must be 1..50")
+        require(
+            (1...100_000).contains(apns.holdMinimumSystemic),
+            "apns.hold_min_systemic: \(apns.holdMinimumSystemic), must be 1..100000")
+        require((1...100).contains(apns.holdPercent), "apns.hold_percent: \(apns.holdPercent), must be 1..100")
+        require(
+            (1000...86_400_000).contains(apns.holdLimitMilliseconds),
+            "apns.hold_limit_ms: \(apns.holdLimitMilliseconds), must be 1000..86400000 (1 s to 24 h)")
 
         require(!configuration.apps.isEmpty, "apps: no app configured; add apps.default with bundle_id and auth")
         for (name, app) in configuration.apps.sorted(by: { $0.key < $1.key }) {

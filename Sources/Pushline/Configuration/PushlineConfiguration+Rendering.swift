@@ -39,6 +39,9 @@ extension PushlineConfiguration {
         lines.append("  max_streams_per_connection: \(apns.maxStreamsPerConnection)")
         lines.append("  request_timeout_ms: \(apns.requestTimeoutMilliseconds)")
         lines.append("  max_attempts: \(apns.maxAttempts)")
+        lines.append("  hold_min_systemic: \(apns.holdMinimumSystemic)")
+        lines.append("  hold_percent: \(apns.holdPercent)")
+        lines.append("  hold_limit_ms: \(apns.holdLimitMilliseconds)")
         lines.append("apps:")
         for (name, app) in apps.sorted(by: { $0.key < $1.key }) {
             lines.append("  \(quoted(name)):")

@@ -43,6 +43,13 @@ public struct PushlineConfiguration: Sendable, Hashable {
         public var maxStreamsPerConnection = 1000
         public var requestTimeoutMilliseconds = 10_000
         public var maxAttempts = 5
+        /// Systemic answers in the last 2 s before an app may be held (docs/apns.md, "Systemic faults").
+        public var holdMinimumSystemic = 10
+        /// The percentage of systemic answers in the last 2 s that holds the app.
+        public var holdPercent = 50
+        /// How long one notification may wait in a hold before it is finalized with the last
+        /// systemic answer and `held_ms`.
+        public var holdLimitMilliseconds = 900_000
         public init() {}
     }
 

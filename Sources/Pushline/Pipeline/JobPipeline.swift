@@ -167,11 +167,18 @@ final class JobPipeline: Sendable {
         _ job: Job, token: String, apnsID: String?, outcome: APNSOutcome, received: ContinuousClock.Instant,
         key: [UInt8], template: DeliveryRecordTemplate, appMetrics: WorkerMetrics.AppMetrics, progress: JobProgress
     ) {
+        if outcome.noResponse == .shutdown {
+            // The pool shut down before a final answer: nothing is published, and the job stays
+            // uncommitted (the consumer closed before the pools), so the group's next owner sends
+            // it again. The token leaves the in-flight count all the same.
+            progress.tokenAbandoned()
+            return
+        }
         let reason = outcome.reasonString
         let value = template.encode(
             token: token, status: outcome.status, reason: reason, apnsID: outcome.response?.apnsID ?? apnsID,
             timestamp: outcome.response?.timestamp, attempts: outcome.attempts,
-            latencyMilliseconds: outcome.latencyMilliseconds)
+            latencyMilliseconds: outcome.latencyMilliseconds, heldMilliseconds: outcome.heldMilliseconds)
         let record = ResultPublisher.Outgoing(topic: topics.results, key: key, value: value)
         var extra: [ResultPublisher.Outgoing] = []
         if outcome.status == 410, let reason, invalidateOn.contains(reason) {

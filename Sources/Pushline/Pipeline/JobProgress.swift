@@ -17,6 +17,12 @@ final class JobProgress: Sendable {
         self.done = done
     }
 
+    /// A token that will get no record here (its pool shut down first): it leaves the in-flight
+    /// count, and the job is never done, so its offset is never completed.
+    func tokenAbandoned() {
+        gate.release(1)
+    }
+
     func tokenAcknowledged() {
         gate.release(1)
         if remaining.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue == 0 {

@@ -39,7 +39,7 @@ struct DeliveryRecordTemplate: Sendable {
 
     func encode(
         token: String, status: Int, reason: String?, apnsID: String?, timestamp: Int64?, attempts: Int,
-        latencyMilliseconds: Double, final: Bool = true
+        latencyMilliseconds: Double, final: Bool = true, heldMilliseconds: Double? = nil
     ) -> [UInt8] {
         // The fixed parts, the keys, the strings as they are and room for the numbers: enough
         // unless a string needs many escapes (then the writer grows and copies once).
@@ -55,6 +55,9 @@ struct DeliveryRecordTemplate: Sendable {
             json.key("attempts"); json.integer(attempts); json.raw(",")
             json.key("latency_ms"); json.tenths(latencyMilliseconds); json.raw(",")
             json.key("final"); json.bool(final)
+            if let heldMilliseconds {
+                json.raw(","); json.key("held_ms"); json.tenths(heldMilliseconds)
+            }
             json.raw(parts[tailStart...])
         }
     }

@@ -21,11 +21,15 @@ public enum ResultRecord: Sendable, Hashable {
         public var attempts: Int
         public var latencyMilliseconds: Double
         public var final: Bool
+        /// How long the notification waited in a systemic hold of its app (`held_ms`); nil when
+        /// it never did.
+        public var heldMilliseconds: Double?
         public var source: RecordSource
 
         public init(
             jobID: String, token: String, app: String, status: Int, reason: String?, apnsID: String?,
-            timestamp: Int64?, attempts: Int, latencyMilliseconds: Double, final: Bool = true, source: RecordSource
+            timestamp: Int64?, attempts: Int, latencyMilliseconds: Double, final: Bool = true,
+            heldMilliseconds: Double? = nil, source: RecordSource
         ) {
             self.jobID = jobID
             self.token = token
@@ -37,6 +41,7 @@ public enum ResultRecord: Sendable, Hashable {
             self.attempts = attempts
             self.latencyMilliseconds = latencyMilliseconds
             self.final = final
+            self.heldMilliseconds = heldMilliseconds
             self.source = source
         }
     }

@@ -39,7 +39,10 @@ enum APNSClients {
                 maxStreamsPerConnection: apns.maxStreamsPerConnection,
                 requestTimeout: .milliseconds(apns.requestTimeoutMilliseconds),
                 retryPolicy: RetryPolicy(maxAttempts: apns.maxAttempts),
-                name: name)
+                name: name,
+                health: AppHealth.Thresholds(
+                    minimumSystemic: apns.holdMinimumSystemic, ratio: Double(apns.holdPercent) / 100,
+                    holdLimit: .milliseconds(apns.holdLimitMilliseconds)))
             do {
                 clients[name] = try APNSClient(configuration: clientConfiguration, credential: credential, group: group)
             } catch {

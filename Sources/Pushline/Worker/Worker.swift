@@ -99,7 +99,15 @@ public final class Worker: Service, Sendable {
                 guard task == nil else { return }
                 task = Task {
                     let deadline = ContinuousClock.now + shutdownTimeout
-                    while pipeline.activeJobs > 0 && ContinuousClock.now < deadline {
+                    // Work of a held app will not finish soon: waiting for it only delays the
+                    // handover, so the wait ends once everything still pending is held.
+                    func onlyHeldWorkLeft() -> Bool {
+                        clients.values.allSatisfy { client in
+                            let status = client.status()
+                            return status.hold != nil || (status.queued == 0 && status.connections.allSatisfy { $0.reservedStreams == 0 })
+                        } && clients.values.contains { $0.status().hold != nil }
+                    }
+                    while pipeline.activeJobs > 0 && ContinuousClock.now < deadline && !onlyHeldWorkLeft() {
                         try? await Task.sleep(for: .milliseconds(20))
                     }
                     let unfinished = pipeline.activeJobs
