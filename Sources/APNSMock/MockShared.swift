@@ -8,7 +8,8 @@ import Darwin
 #endif
 
 /// What every connection of one mock server shares: configuration, credentials, the device rule,
-/// stats and the recorder. Immutable after start but for the thread-safe stats and recorder.
+/// stats, the recorder and the outage window. Immutable after start but for the thread-safe
+/// stats, recorder and outage window.
 final class MockShared: Sendable {
     let configuration: MockConfiguration
     let verifier: MockTokenVerifier
