@@ -47,6 +47,15 @@ public struct MockConfiguration: Sendable {
     /// Close a connection idle this long, in seconds (0 = never).
     public var idleCloseSeconds = 0
 
+    /// A timed outage (see `MockOutage`): from the `outageStartAfterRequests`-th request on, every
+    /// request is answered `outageStatus` with `{"reason":"<outageReason>"}` for `outageSeconds`,
+    /// whatever its token or device; then the mock answers normally again. 0 seconds = no outage.
+    public var outageStatus = 503
+    public var outageReason = "ServiceUnavailable"
+    public var outageSeconds = 0.0
+    /// The request (counted from 1, over all connections) whose arrival opens the outage.
+    public var outageStartAfterRequests = 1
+
     public var statsFile: String?
     public var statsIntervalSeconds = 5
     public var recordFile: String?

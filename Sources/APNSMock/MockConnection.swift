@@ -94,9 +94,14 @@ final class MockConnection: HTTP2ServerDelegate {
             dropLimit(connection)
         }
 
-        let (status, reason, timestamp) = answer(request)
-        // A request whose token passed (whatever the answer about the device) opens the connection up.
-        if status != 403, status != 429, currentToken != nil, configuration.tokenAuth, !tokenSucceeded {
+        // The timed outage answers before any rule: its token is not even looked at.
+        let refusal = shared.outageAnswer()
+        let outage = refusal != nil
+        let (status, reason, timestamp): (Int, APNSReason?, Int64?) =
+            if let refusal { (refusal.status, refusal.reason, nil) } else { answer(request) }
+        // A request whose token passed (whatever the answer about the device) opens the connection
+        // up; an outage answer never does, as APNs refusing everything has accepted no token.
+        if !outage, status != 403, status != 429, currentToken != nil, configuration.tokenAuth, !tokenSucceeded {
             tokenSucceeded = true
             limit = UInt32(configuration.maxStreams)
             if !limitDropped {
@@ -110,10 +115,10 @@ final class MockConnection: HTTP2ServerDelegate {
             delayed[streamID] = connection.eventLoop?.assumeIsolated().scheduleTask(in: delay) { [weak self, weak connection] in
                 guard let self, let connection else { return }
                 self.delayed[streamID] = nil
-                self.respond(connection, request, status: status, reason: reason, timestamp: timestamp)
+                self.respond(connection, request, status: status, reason: reason, timestamp: timestamp, outage: outage)
             }
         } else {
-            respond(connection, request, status: status, reason: reason, timestamp: timestamp)
+            respond(connection, request, status: status, reason: reason, timestamp: timestamp, outage: outage)
         }
     }
 
@@ -251,7 +256,7 @@ final class MockConnection: HTTP2ServerDelegate {
 
     private func respond(
         _ connection: HTTP2ServerHandler, _ request: HTTP2ServerRequest,
-        status: Int, reason: APNSReason?, timestamp: Int64?
+        status: Int, reason: APNSReason?, timestamp: Int64?, outage: Bool
     ) {
         responseFields.removeAll()
         // A unique value per response: indexing it in HPACK would only churn both dynamic tables.
@@ -268,6 +273,7 @@ final class MockConnection: HTTP2ServerDelegate {
         }
         guard connection.respond(to: request.streamID, status: status, fields: responseFields, body: body) else { return }
         shared.stats.answered(status: status, reason: reason?.rawValue, counters: counters)
+        if outage { shared.stats.outageAnswered() }
         if let recorder = shared.recorder {
             recorder.record(
                 RequestRecorder.Entry(

@@ -27,6 +27,11 @@ public final class MockStats: Sendable {
         public var goawaysSent = 0
         public var abruptCloses = 0
         public var refusedStreams = 0
+        /// Requests answered by the timed outage (`MockConfiguration.outageSeconds`).
+        public var outageAnswers = 0
+        /// When the outage window opened and when it closes, in unix seconds; nil until it opens.
+        public var outageStartedAt: Double?
+        public var outageEndsAt: Double?
         /// Seconds since the mock started.
         public var uptimeSeconds = 0.0
     }
@@ -132,6 +137,19 @@ public final class MockStats: Sendable {
         state.withLock { $0.totals.abruptCloses += 1 }
     }
 
+    /// Counts an answer of the timed outage (also counted by `answered`).
+    func outageAnswered() {
+        state.withLock { $0.totals.outageAnswers += 1 }
+    }
+
+    /// Records that the outage window opened at `startedAt` and closes at `endsAt` (unix seconds).
+    func outageStarted(at startedAt: Double, endsAt: Double) {
+        state.withLock {
+            $0.totals.outageStartedAt = startedAt
+            $0.totals.outageEndsAt = endsAt
+        }
+    }
+
     func streamRefused() {
         state.withLock { $0.totals.refusedStreams += 1 }
     }
@@ -142,6 +160,9 @@ extension MockStats.Snapshot {
     public func json() -> String {
         func object<K: Comparable>(_ dictionary: [K: Int], key: (K) -> String) -> String {
             "{" + dictionary.sorted { $0.key < $1.key }.map { "\"\(key($0.key))\":\($0.value)" }.joined(separator: ",") + "}"
+        }
+        func number(_ value: Double?) -> String {
+            value.map { String(Double(Int64(($0 * 1000).rounded())) / 1000) } ?? "null"
         }
         let rate = uptimeSeconds > 0 ? Double(requests) / uptimeSeconds : 0
         return "{\"requests\":\(requests),"
@@ -156,6 +177,9 @@ extension MockStats.Snapshot {
             + "\"goaways_sent\":\(goawaysSent),"
             + "\"abrupt_closes\":\(abruptCloses),"
             + "\"refused_streams\":\(refusedStreams),"
+            + "\"outage_answers\":\(outageAnswers),"
+            + "\"outage_started_at\":\(number(outageStartedAt)),"
+            + "\"outage_ends_at\":\(number(outageEndsAt)),"
             + "\"uptime_seconds\":\(Int(uptimeSeconds)),"
             + "\"requests_per_second\":\(Int(rate))}"
     }

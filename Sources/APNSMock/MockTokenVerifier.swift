@@ -2,7 +2,8 @@ import APNSCore
 import NIOOpenSSL
 
 /// Checks provider tokens (JWTs) as APNs does: ES256 signature by a known key id, the key's
-/// team, and an `iat` no older than an hour.
+/// team, and an `iat` no older than an hour and at most a minute ahead (a clock that runs ahead
+/// signs tokens APNs refuses).
 struct MockTokenVerifier: Sendable {
     struct Key: Sendable {
         var teamID: String
@@ -10,6 +11,8 @@ struct MockTokenVerifier: Sendable {
     }
 
     let keys: [String: Key]
+    /// How far in the future (seconds) an `iat` may lie before the token is refused.
+    static let maximumFutureSkew: Int64 = 60
 
     init(_ authKeys: [String: MockConfiguration.AuthKey]) throws {
         var keys: [String: Key] = [:]
@@ -46,6 +49,9 @@ struct MockTokenVerifier: Sendable {
         guard parsed.signature.count == 64,
             (try? ES256.verify(parsed.signature, of: parsed.signingInput, with: key.publicKey)) == true
         else {
+            return .failure(.init(403, .invalidProviderToken))
+        }
+        if parsed.issuedAt - now > Self.maximumFutureSkew {
             return .failure(.init(403, .invalidProviderToken))
         }
         if now - parsed.issuedAt > 3600 {

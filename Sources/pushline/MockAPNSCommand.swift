@@ -35,6 +35,9 @@ struct MockAPNSCommand: AsyncParsableCommand {
     @Option(help: "Lower MAX_CONCURRENT_STREAMS to 1 for a moment every N streams (0 = never).") var limitDropEvery = 0
     @Option(help: "How long a dropped limit stays at 1, in milliseconds.") var limitDropMs = 200
     @Option(help: "Close a connection idle this many seconds (0 = never).") var idleCloseSeconds = 0
+    @Option(help: "Refuse every request with STATUS and {\"reason\":\"REASON\"} for SECONDS, then heal (e.g. 403:InvalidProviderToken:20).")
+    var outage: String?
+    @Option(help: "The outage starts at the Kth request (1 = the first).") var outageAfterRequests = 1
     @Option(help: "JSON stats written periodically, on SIGUSR1 and on exit.") var statsFile: String?
     @Option(help: "Seconds between stats lines and stats-file writes.") var statsInterval = 5
     @Option(help: "One JSON line per request.") var record: String?
@@ -163,6 +166,17 @@ struct MockAPNSCommand: AsyncParsableCommand {
         configuration.limitDropEvery = max(0, limitDropEvery)
         configuration.limitDropMilliseconds = max(1, limitDropMs)
         configuration.idleCloseSeconds = max(0, idleCloseSeconds)
+        if let outage {
+            do {
+                try OutageSpec(parsing: outage).apply(to: &configuration)
+            } catch {
+                problems.append("--outage: \(error)")
+            }
+        }
+        if outageAfterRequests < 1 {
+            problems.append("--outage-after-requests: \(outageAfterRequests), must be at least 1")
+        }
+        configuration.outageStartAfterRequests = outageAfterRequests
         configuration.statsFile = statsFile
         configuration.statsIntervalSeconds = max(1, statsInterval)
         configuration.recordFile = record

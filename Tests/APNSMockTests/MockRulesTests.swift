@@ -66,6 +66,7 @@ import Testing
             (request(headers: [("authorization", "bearer \(try jwt(fixture, key: try PrivateKey.generateP256()))"), ("apns-topic", MockFixture.bundleID)]), 403, "InvalidProviderToken"),
             (request(headers: [("authorization", "bearer \(try jwt(fixture, keyID: "UNKNOWNKEY"))"), ("apns-topic", MockFixture.bundleID)]), 403, "InvalidProviderToken"),
             (request(headers: [("authorization", "bearer \(try jwt(fixture, issuedAt: APNSClockNow() - 3700))"), ("apns-topic", MockFixture.bundleID)]), 403, "ExpiredProviderToken"),
+            (request(headers: [("authorization", "bearer \(try jwt(fixture, issuedAt: APNSClockNow() + 120))"), ("apns-topic", MockFixture.bundleID)]), 403, "InvalidProviderToken"),
             (request(path: "/3/other/\(Self.token)", headers: base), 404, "BadPath"),
             (request(method: "GET", headers: base, body: nil), 405, "MethodNotAllowed"),
             (request(headers: base, body: "{\"a\":\"" + String(repeating: "x", count: 4100) + "\"}"), 413, "PayloadTooLarge"),

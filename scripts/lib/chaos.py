@@ -118,6 +118,37 @@ class Proxy:
         self.call(self._open())
 
 
+class ReadyzPoller:
+    """Polls a worker's /readyz every `interval` seconds in a thread, keeping each answer as
+    (unix time, status or None when nothing answered, body)."""
+
+    def __init__(self, port, interval=0.5):
+        self.url = f"http://127.0.0.1:{port}/readyz"
+        self.interval = interval
+        self.samples = []
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        while not self.stopping.is_set():
+            at = time.time()
+            try:
+                with OPENER.open(self.url, timeout=2) as response:
+                    status, body = response.status, response.read().decode(errors="replace")
+            except urllib.error.HTTPError as error:
+                status, body = error.code, error.read().decode(errors="replace")
+            except Exception as error:
+                status, body = None, str(error)
+            self.samples.append((at, status, body.strip()))
+            self.stopping.wait(max(0.0, self.interval - (time.time() - at)))
+
+    def stop(self):
+        self.stopping.set()
+        self.thread.join(10)
+        return self.samples
+
+
 class Stack:
     """Broker (behind the proxy), topics, signing key, mock APNs, config files, workers."""
 
@@ -216,14 +247,33 @@ log:
         self.workers.append(worker)
         return worker
 
-    def results(self):
-        """Every delivery record on the results topic: (token -> count of final records)."""
+    def final_statuses(self):
+        """token -> the statuses of its final delivery records (one, when all is well)."""
         from results_topic import read_records
-        counts = {}
+        statuses = {}
         for record in read_records(f"127.0.0.1:{self.client_port}", "chaos.results"):
             if record.get("type") == "delivery" and record.get("final"):
-                counts[record["token"]] = counts.get(record["token"], 0) + 1
-        return counts
+                statuses.setdefault(record["token"], []).append(record.get("status"))
+        return statuses
+
+    def results(self):
+        """Every delivery record on the results topic: (token -> count of final records)."""
+        return {token: len(statuses) for token, statuses in self.final_statuses().items()}
+
+    def mock_stats(self):
+        """The mock's stats file, written fresh (SIGUSR1) when the mock runs; {} when absent."""
+        path = self.dir + "/mock-stats.json"
+        if self.mock and self.mock.poll() is None:
+            before = os.path.getmtime(path) if os.path.exists(path) else 0
+            self.mock.send_signal(signal.SIGUSR1)
+            deadline = time.time() + 5
+            while time.time() < deadline and (not os.path.exists(path) or os.path.getmtime(path) == before):
+                time.sleep(0.1)
+        try:
+            with open(path) as handle:
+                return json.load(handle)
+        except (OSError, ValueError):
+            return {}
 
     def wait_all(self, timeout=300):
         deadline = time.time() + timeout
@@ -373,6 +423,80 @@ def scenario_apns_down_at_start(tokens):
         stack.close()
 
 
+def mock_unregistered(token, fraction):
+    """Whether the mock's --unregistered-fraction picks `token` (UnregisteredRule: FNV-1a of the
+    lower-cased token, splitmix-finalised, top 53 bits below the fraction)."""
+    mask = (1 << 64) - 1
+    value = 0xcbf29ce484222325
+    for byte in token.lower().encode():
+        value = ((value ^ byte) * 0x100000001b3) & mask
+    value ^= value >> 33
+    value = (value * 0xff51afd7ed558ccd) & mask
+    value ^= value >> 33
+    return (value >> 11) / float(1 << 53) < fraction
+
+
+def scenario_apns_outage(status, reason, tokens, seconds=20, unregistered=0.02):
+    """APNs refuses everything with `status`/`reason` for `seconds` from the first request, then
+    heals. The worker must hold the app (not burn the campaign into final errors), say so on
+    /readyz, and resume: every token one final record, at most 1% final `status`, the rest 200,
+    or 410 exactly where the mock's unregistered fraction says."""
+    name = f"apns{status}"
+    flags = SLOW + ["--unregistered-fraction", str(unregistered), "--outage", f"{status}:{reason}:{seconds}"]
+    stack = Stack(name, flags, max(tokens, 4000))
+    try:
+        worker = stack.start_worker()
+        poller = ReadyzPoller(worker.metrics_port)
+        try:
+            counts = stack.wait_all(timeout=300 + seconds)
+        finally:
+            samples = poller.stop()
+        statuses = stack.final_statuses()
+        stats = stack.mock_stats()
+        result = verdict(f"APNs {status} {reason} for {seconds} s from the first request", stack, counts)
+
+        finals = {token: statuses[token][-1] for token in stack.tokens if token in statuses}
+        refused = sum(1 for value in finals.values() if value == status)
+        allowed = len(stack.tokens) // 100
+        wrong = {}
+        for token, value in finals.items():
+            if value == status:
+                continue
+            expected = 410 if mock_unregistered(token, unregistered) else 200
+            if value != expected:
+                key = f"{value} (expected {expected})"
+                wrong[key] = wrong.get(key, 0) + 1
+        by_status = {}
+        for value in finals.values():
+            by_status[value] = by_status.get(value, 0) + 1
+
+        started, ends = stats.get("outage_started_at"), stats.get("outage_ends_at")
+        window = [(at, code, body) for at, code, body in samples
+                  if started is None or started <= at <= (ends or started + seconds)]
+        held = [(at, code, body) for at, code, body in window if code != 200 and "held" in body]
+        first_held = f"+{held[0][0] - started:.1f} s" if held and started else ("yes" if held else "never")
+
+        ok = (result["verdict"] == "PASS" and result["duplicates"] == 0 and refused <= allowed
+              and not wrong and bool(held) and stats.get("outage_answers", 0) > 0)
+        result["verdict"] = "PASS" if ok else "FAIL"
+        result["note"] = (f"final statuses {dict(sorted(by_status.items()))}, final {status} {refused} (at most {allowed}), "
+                          f"unexpected {wrong or 0}; mock outage answers {stats.get('outage_answers', '?')}; "
+                          f"/readyz held during the outage: {first_held} ({len(samples)} polls)")
+        with open(os.path.join(stack.dir, "readyz.json"), "w") as handle:
+            json.dump({"outage_started_at": started, "outage_ends_at": ends, "samples": samples}, handle, indent=1)
+        return result
+    finally:
+        stack.close()
+
+
+def scenario_apns_403(tokens):
+    return scenario_apns_outage(403, "InvalidProviderToken", tokens)
+
+
+def scenario_apns_503(tokens):
+    return scenario_apns_outage(503, "ServiceUnavailable", tokens)
+
+
 def scenario_fuzz(count):
     output = subprocess.run([BENCH, "fuzz", "--count", str(count)], capture_output=True, text=True, timeout=900)
     result = json.loads(output.stdout) if output.returncode == 0 else {}
@@ -477,6 +601,8 @@ SCENARIOS = {
     "outage": scenario_broker_outage,
     "mockchaos": scenario_mock_chaos,
     "apnsdown": scenario_apns_down_at_start,
+    "apns403": scenario_apns_403,
+    "apns503": scenario_apns_503,
 }
 
 
