@@ -5,6 +5,13 @@ import Logging
 import PushlineTestSupport
 import Synchronization
 
+/// Apps other than the one default app on the harness's mock: the `apps:` section (app names
+/// indented by two spaces) and the CA file to trust, given the harness's mock.
+struct AppsOverride {
+    var section: (MockFixture) -> String
+    var caFile: (MockFixture) -> String
+}
+
 /// The real pieces for an end-to-end run: the embedded broker with the contract's topics, the mock
 /// APNs over TLS, a configuration file, and the `pushline` binary as a child process.
 final class Harness: Sendable {
@@ -26,6 +33,7 @@ final class Harness: Sendable {
         maxInflight: Int = 20_000,
         shutdownTimeoutMilliseconds: Int = 30_000,
         maxAttempts: Int = 5,
+        apps: AppsOverride? = nil,
         _ configureMock: (inout MockConfiguration) -> Void = { _ in }
     ) async throws -> Harness {
         let broker = try await EmbeddedBroker()
@@ -40,6 +48,16 @@ final class Harness: Sendable {
         let directory = try ProjectPaths.temporaryDirectory("e2e")
         let metricsPort = try freeLoopbackPort()
         let groupID = "pushline-\(UUID().uuidString.prefix(8))"
+        // The `apps:` section: one token app on the mock unless the test gives its own.
+        let appsSection = apps?.section(mock) ?? """
+              default:
+                bundle_id: "\(MockFixture.bundleID)"
+                auth:
+                  type: "token"
+                  key_file: "\(mock.keyFile)"
+                  key_id: "\(MockFixture.keyID)"
+                  team_id: "\(MockFixture.teamID)"
+            """
         let config = """
             kafka:
               brokers: "\(broker.bootstrapServers)"
@@ -54,18 +72,12 @@ final class Harness: Sendable {
                 max.poll.interval.ms: "90000"
             apns:
               endpoint: "\(mock.endpoint)"
-              ca_file: "\(mock.caFile)"
+              ca_file: "\(apps?.caFile(mock) ?? mock.caFile)"
               connections: 4
               request_timeout_ms: 5000
               max_attempts: \(maxAttempts)
             apps:
-              default:
-                bundle_id: "\(MockFixture.bundleID)"
-                auth:
-                  type: "token"
-                  key_file: "\(mock.keyFile)"
-                  key_id: "\(MockFixture.keyID)"
-                  team_id: "\(MockFixture.teamID)"
+            \(appsSection)
             worker:
               max_inflight: \(maxInflight)
               shutdown_timeout_ms: \(shutdownTimeoutMilliseconds)
