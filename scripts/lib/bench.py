@@ -14,6 +14,9 @@ from prometheus import buckets, scrape, total
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.path.join(ROOT, ".build/release/pushline")
+# The worker under test; PUSHLINE_WORKER_BIN points the end-to-end parts at another build (the
+# mock, enqueue and jwt stay this tree's), to compare two builds on one machine in one sitting.
+WORKER_BIN = os.environ.get("PUSHLINE_WORKER_BIN") or BIN
 BENCH = os.path.join(ROOT, "bench/.build/release/pushline-bench")
 RUN = os.path.join(ROOT, ".run/bench")
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -197,7 +200,7 @@ log:
             broker_pid = int(handle.read().strip())
         mock_cpu_before, _ = proc_stats(self.mock.pid)
         broker_cpu_before, _ = proc_stats(broker_pid)
-        worker = start(recorder + [BIN, "run", "--config", config], stdout=subprocess.DEVNULL,
+        worker = start(recorder + [WORKER_BIN, "run", "--config", config], stdout=subprocess.DEVNULL,
                        stderr=open(os.path.join(RUN, f"{name}.log"), "w"))
         timeline, first, last_metrics = [], None, None
         begin = time.time()
