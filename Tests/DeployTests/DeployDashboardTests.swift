@@ -10,7 +10,7 @@ import Testing
         "pushline_inflight_notifications", "pushline_paused_partitions", "pushline_apns_connections",
         "pushline_apns_stream_limit", "pushline_apns_open_streams", "pushline_apns_queue_depth",
         "pushline_jwt_refreshes_total", "pushline_consumer_lag", "pushline_producer_queue_depth",
-        "pushline_jobs_total",
+        "pushline_jobs_total", "pushline_app_held", "pushline_apns_held_requests_total",
     ]
     static let histograms: Set<String> = ["pushline_end_to_end_latency_seconds", "pushline_apns_latency_seconds"]
 
