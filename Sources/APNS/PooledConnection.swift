@@ -220,12 +220,18 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
         reportEnded()
     }
 
-    /// Reports the streams that ended since the last call, in one event.
+    /// Reports the streams that ended since the last call, in one event. The batch is taken out
+    /// first (the pool may hand this connection new requests during the call, whose failures
+    /// start a new batch); the pool keeps nothing of it, so its storage is reused afterwards.
     private func reportEnded() {
         guard !ended.isEmpty else { return }
-        let batch = ended
-        ended.removeAll(keepingCapacity: true)
+        var batch: [(request: PendingRequest, end: StreamEnd)] = []
+        swap(&batch, &ended)
         report(slot, .streamsEnded(batch))
+        if ended.isEmpty {
+            batch.removeAll(keepingCapacity: true)
+            swap(&batch, &ended)
+        }
     }
 
     /// Every 50 ms, resets the streams whose request deadline passed (RST_STREAM CANCEL frees the
