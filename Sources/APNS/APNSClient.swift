@@ -176,6 +176,8 @@ public final class APNSClient: Sendable {
         public var hold: AppHealth.Hold?
         /// Whether at least one connection is carrying requests.
         public var isReady: Bool { connections.contains { $0.state == .active } }
+        /// Nothing waiting and no stream reserved: the pool holds no request.
+        public var isIdle: Bool { queued == 0 && connections.allSatisfy { $0.reservedStreams == 0 } }
     }
 
     public func status() -> Status {
@@ -226,7 +228,7 @@ public final class APNSClient: Sendable {
     private func perform(_ actions: PoolActions) {
         for transition in actions.transitions { log(transition) }
         if actions.heldRequests > 0 { metrics.requestsHeld(actions.heldRequests) }
-        for _ in 0..<actions.freeResends { metrics.freeResend() }
+        if actions.freeResends > 0 { metrics.freeResends(actions.freeResends) }
         for jwt in actions.expiredTokens {
             // Mints a new token when the 20-minute rule allows; requests take the current one.
             _ = try? tokens?.expired(jwt)

@@ -53,8 +53,8 @@ final class APNSMetrics: Sendable {
         refreshes.increment()
     }
 
-    func freeResend() {
-        resends.increment()
+    func freeResends(_ count: Int) {
+        resends.increment(by: count)
     }
 
     /// The app's hold started (true) or ended (false).

@@ -20,11 +20,6 @@ struct PoolActions {
     /// Requests resent without counting an attempt (REFUSED_STREAM, GOAWAY, not sent).
     var freeResends = 0
 
-    var isEmpty: Bool {
-        sends.isEmpty && finishes.isEmpty && connections.isEmpty && expiredTokens.isEmpty && tick == nil
-            && transitions.isEmpty
-    }
-
     mutating func connection(_ slot: Int, _ action: ConnectionLifecycle.Action) {
         if action != .none { connections.append((slot, action)) }
     }

@@ -60,9 +60,6 @@ struct PoolStateMachine {
 
     var queuedCount: Int { queue.count }
 
-    /// Streams reserved on every connection.
-    var reservedStreams: Int { capacities.reduce(0) { $0 + $1.reserved } }
-
     // MARK: Requests
 
     /// New requests: to the back of the queue; what fits goes out at once. Beyond
@@ -86,34 +83,47 @@ struct PoolStateMachine {
     }
 
     /// The streams that ended on connection `slot` in one event-loop batch, in order.
+    ///
+    /// The answers of one batch arrived together: its successes are finished first and counted
+    /// as evidence before any other answer of the batch is judged (one pass; the rest, rare, is
+    /// kept aside by index).
     mutating func streamsEnded(
         slot: Int, _ ended: [(request: PendingRequest, end: StreamEnd)], now: ContinuousClock.Instant
     ) -> PoolActions {
         var actions = PoolActions()
-        // The answers of one batch arrived together: the successes among them count as evidence
-        // before any failure in the same batch is judged.
         var successes = 0
-        for (_, end) in ended {
-            if case .response(let response) = end, response.status == 200 { successes += 1 }
-        }
-        if successes > 0 { health.recordNotificationLevel(successes, now: now) }
-        var proven = false
-        for (request, end) in ended {
+        var probeSucceeded = false
+        var others: [Int] = []
+        for (position, (request, end)) in ended.enumerated() {
             capacities[slot].release()
+            if case .response(let response) = end, response.status == 200 {
+                successes += 1
+                if request.isProbe {
+                    request.isProbe = false
+                    probeSucceeded = true
+                }
+                finish(request, request.outcome(response, at: now), into: &actions)
+            } else {
+                others.append(position)
+            }
+        }
+        if successes > 0 {
+            // A 200 proves the provider token: the connection stops probing with one stream.
+            capacities[slot].succeeded()
+            health.recordNotificationLevel(successes, now: now)
+        }
+        if probeSucceeded { resume(&actions, now: now) }
+        for position in others {
+            let (request, end) = ended[position]
             let wasProbe = request.isProbe
             request.isProbe = false
             switch end {
             case .response(let response):
+                // Any answer but an authentication failure proves the provider token too (a 410
+                // or a 400 is as good as a 200).
                 let status = response.status
-                // Any answer but an authentication failure proves the provider token: the
-                // connection stops probing with one stream (a 410 or a 400 is as good as a 200).
-                if status < 500 && status != 403 && status != 429 { proven = true }
-                if status == 200 {
-                    if wasProbe { resume(&actions, now: now) }
-                    finish(request, request.outcome(response, at: now), into: &actions)
-                } else {
-                    answered(request, response, wasProbe: wasProbe, slot: slot, now: now, actions: &actions)
-                }
+                if status < 500 && status != 403 && status != 429 { capacities[slot].succeeded() }
+                answered(request, response, wasProbe: wasProbe, slot: slot, now: now, actions: &actions)
             case .unprocessed:
                 if wasProbe { health.probeReturned() }
                 resendFree(request, now: now, actions: &actions)
@@ -125,7 +135,6 @@ struct PoolStateMachine {
                     wasProbe: wasProbe, now: now, actions: &actions)
             }
         }
-        if proven { capacities[slot].succeeded() }
         actions.connection(slot, lifecycles[slot].streamClosed(openStreams: capacities[slot].reserved))
         settle(&actions, now: now)
         return actions
@@ -418,9 +427,7 @@ struct PoolStateMachine {
         for request in queue {
             if let deadline = request.options.deadline, deadline <= now {
                 finish(request, request.outcome(.expired, at: now), into: &actions)
-            } else if let since = request.heldSince, let retryUntil = request.options.retryUntil, retryUntil <= now,
-                since <= now
-            {
+            } else if request.heldSince != nil, let retryUntil = request.options.retryUntil, retryUntil <= now {
                 finish(request, request.outcome(.expired, at: now), into: &actions)
             } else if let since = request.heldSince, now - since >= holdLimit {
                 finish(request, request.outcomeOfLastSystemicAnswer(at: now), into: &actions)

@@ -102,10 +102,8 @@ public final class Worker: Service, Sendable {
                     // Work of a held app will not finish soon: waiting for it only delays the
                     // handover, so the wait ends once everything still pending is held.
                     func onlyHeldWorkLeft() -> Bool {
-                        clients.values.allSatisfy { client in
-                            let status = client.status()
-                            return status.hold != nil || (status.queued == 0 && status.connections.allSatisfy { $0.reservedStreams == 0 })
-                        } && clients.values.contains { $0.status().hold != nil }
+                        let statuses = clients.values.map { $0.status() }
+                        return statuses.contains { $0.hold != nil } && statuses.allSatisfy { $0.hold != nil || $0.isIdle }
                     }
                     while pipeline.activeJobs > 0 && ContinuousClock.now < deadline && !onlyHeldWorkLeft() {
                         try? await Task.sleep(for: .milliseconds(20))
