@@ -10,13 +10,13 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "pushline", targets: ["pushline"]),
-        .library(name: "Kafka", targets: ["Kafka"]),
-        .library(name: "NIOOpenSSL", targets: ["NIOOpenSSL"]),
-        .library(name: "NIONGHTTP2", targets: ["NIONGHTTP2"]),
-        .library(name: "APNSCore", targets: ["APNSCore"]),
-        .library(name: "Pushline", targets: ["Pushline"]),
-        .library(name: "APNS", targets: ["APNS"]),
-        .library(name: "APNSMock", targets: ["APNSMock"]),
+        .library(name: "PushlineKafka", targets: ["PushlineKafka"]),
+        .library(name: "PushlineTLS", targets: ["PushlineTLS"]),
+        .library(name: "PushlineHTTP2", targets: ["PushlineHTTP2"]),
+        .library(name: "PushlineAPNSCore", targets: ["PushlineAPNSCore"]),
+        .library(name: "PushlineWorker", targets: ["PushlineWorker"]),
+        .library(name: "PushlineAPNS", targets: ["PushlineAPNS"]),
+        .library(name: "PushlineAPNSMock", targets: ["PushlineAPNSMock"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -39,7 +39,7 @@ let package = Package(
         .systemLibrary(name: "CJemalloc", pkgConfig: "jemalloc", providers: [.apt(["libjemalloc-dev"])]),
 
         .target(
-            name: "NIOOpenSSL",
+            name: "PushlineTLS",
             dependencies: [
                 "COpenSSL",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -47,7 +47,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
-            name: "NIONGHTTP2",
+            name: "PushlineHTTP2",
             dependencies: [
                 "CNGHTTP2",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -55,18 +55,18 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
-            name: "Kafka",
+            name: "PushlineKafka",
             dependencies: [
                 "CRdKafka",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
-        .target(name: "APNSCore", swiftSettings: strict),
+        .target(name: "PushlineAPNSCore", swiftSettings: strict),
         .target(
-            name: "APNS",
+            name: "PushlineAPNS",
             dependencies: [
-                "APNSCore", "NIOOpenSSL", "NIONGHTTP2",
+                "PushlineAPNSCore", "PushlineTLS", "PushlineHTTP2",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -75,9 +75,9 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
-            name: "APNSMock",
+            name: "PushlineAPNSMock",
             dependencies: [
-                "APNSCore", "NIOOpenSSL", "NIONGHTTP2",
+                "PushlineAPNSCore", "PushlineTLS", "PushlineHTTP2",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -85,9 +85,9 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
-            name: "Pushline",
+            name: "PushlineWorker",
             dependencies: [
-                "Kafka", "APNS", "APNSCore", "NIOOpenSSL",
+                "PushlineKafka", "PushlineAPNS", "PushlineAPNSCore", "PushlineTLS",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -103,7 +103,7 @@ let package = Package(
         .executableTarget(
             name: "pushline",
             dependencies: [
-                "Pushline", "APNSMock", "APNSCore", "Kafka", "NIOOpenSSL", "APNS", "CJemalloc",
+                "PushlineWorker", "PushlineAPNSMock", "PushlineAPNSCore", "PushlineKafka", "PushlineTLS", "PushlineAPNS", "CJemalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -114,32 +114,32 @@ let package = Package(
         .target(
             name: "PushlineTestSupport",
             dependencies: [
-                "APNSMock", "NIOOpenSSL", "NIONGHTTP2",
+                "PushlineAPNSMock", "PushlineTLS", "PushlineHTTP2",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
 
-        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "PushlineTestSupport"], swiftSettings: strict),
-        .testTarget(name: "NIOOpenSSLTests", dependencies: [
-            "NIOOpenSSL", "PushlineTestSupport",
+        .testTarget(name: "PushlineKafkaTests", dependencies: ["PushlineKafka", "PushlineTestSupport"], swiftSettings: strict),
+        .testTarget(name: "PushlineTLSTests", dependencies: [
+            "PushlineTLS", "PushlineTestSupport",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOEmbedded", package: "swift-nio"),
         ], swiftSettings: strict),
-        .testTarget(name: "NIONGHTTP2Tests", dependencies: [
-            "NIONGHTTP2", "NIOOpenSSL", "PushlineTestSupport",
+        .testTarget(name: "PushlineHTTP2Tests", dependencies: [
+            "PushlineHTTP2", "PushlineTLS", "PushlineTestSupport",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOEmbedded", package: "swift-nio"),
         ], swiftSettings: strict),
-        .testTarget(name: "APNSCoreTests", dependencies: ["APNSCore"], swiftSettings: strict),
-        .testTarget(name: "APNSTests", dependencies: ["APNS", "APNSMock", "PushlineTestSupport"], swiftSettings: strict),
-        .testTarget(name: "APNSMockTests", dependencies: ["APNSMock", "NIONGHTTP2", "NIOOpenSSL", "PushlineTestSupport"], swiftSettings: strict),
-        .testTarget(name: "PushlineTests", dependencies: ["Pushline", "APNSCore"], swiftSettings: strict),
-        .testTarget(name: "IntegrationTests", dependencies: ["Pushline", "Kafka", "APNSMock", "PushlineTestSupport"], swiftSettings: strict),
-        .testTarget(name: "DeployTests", dependencies: ["Pushline", "APNSCore", .product(name: "Yams", package: "Yams")], swiftSettings: strict),
+        .testTarget(name: "PushlineAPNSCoreTests", dependencies: ["PushlineAPNSCore"], swiftSettings: strict),
+        .testTarget(name: "PushlineAPNSTests", dependencies: ["PushlineAPNS", "PushlineAPNSMock", "PushlineTestSupport"], swiftSettings: strict),
+        .testTarget(name: "PushlineAPNSMockTests", dependencies: ["PushlineAPNSMock", "PushlineHTTP2", "PushlineTLS", "PushlineTestSupport"], swiftSettings: strict),
+        .testTarget(name: "PushlineWorkerTests", dependencies: ["PushlineWorker", "PushlineAPNSCore"], swiftSettings: strict),
+        .testTarget(name: "IntegrationTests", dependencies: ["PushlineWorker", "PushlineKafka", "PushlineAPNSMock", "PushlineTestSupport"], swiftSettings: strict),
+        .testTarget(name: "DeployTests", dependencies: ["PushlineWorker", "PushlineAPNSCore", .product(name: "Yams", package: "Yams")], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

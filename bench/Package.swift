@@ -14,11 +14,11 @@ let package = Package(
         .executableTarget(
             name: "pushline-bench",
             dependencies: [
-                .product(name: "NIOOpenSSL", package: "pushline"),
-                .product(name: "NIONGHTTP2", package: "pushline"),
-                .product(name: "APNSCore", package: "pushline"),
-                .product(name: "APNS", package: "pushline"),
-                .product(name: "Pushline", package: "pushline"),
+                .product(name: "PushlineTLS", package: "pushline"),
+                .product(name: "PushlineHTTP2", package: "pushline"),
+                .product(name: "PushlineAPNSCore", package: "pushline"),
+                .product(name: "PushlineAPNS", package: "pushline"),
+                .product(name: "PushlineWorker", package: "pushline"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

@@ -1,8 +1,8 @@
-import APNSMock
+import PushlineAPNSMock
 import Foundation
 import NIOCore
-import NIONGHTTP2
-import NIOOpenSSL
+import PushlineHTTP2
+import PushlineTLS
 import NIOPosix
 import Synchronization
 

@@ -1,9 +1,9 @@
-import APNSCore
+import PushlineAPNSCore
 import ArgumentParser
 import Foundation
-import Kafka
+import PushlineKafka
 import Logging
-import Pushline
+import PushlineWorker
 import Synchronization
 
 struct EnqueueCommand: AsyncParsableCommand {

@@ -1,7 +1,7 @@
-import APNS
-import APNSCore
+import PushlineAPNS
+import PushlineAPNSCore
 import ArgumentParser
-import NIOOpenSSL
+import PushlineTLS
 
 struct JWTCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,11 +1,11 @@
-import APNSCore
-import APNSMock
+import PushlineAPNSCore
+import PushlineAPNSMock
 import ArgumentParser
 import Dispatch
 import Foundation
 import Logging
-import NIOOpenSSL
-import Pushline
+import PushlineTLS
+import PushlineWorker
 
 struct MockAPNSCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,10 +1,10 @@
-import APNSCore
+import PushlineAPNSCore
 import ArgumentParser
 import Foundation
 import Logging
 import Metrics
 import Prometheus
-import Pushline
+import PushlineWorker
 import ServiceLifecycle
 
 struct RunCommand: AsyncParsableCommand {

@@ -1,9 +1,9 @@
-import APNSCore
+import PushlineAPNSCore
 import Foundation
 import Testing
 import Yams
 
-@testable import Pushline
+@testable import PushlineWorker
 
 /// compose.yaml, compose.config.yaml and prometheus.yml agree with each other.
 @Suite struct DeployComposeTests {

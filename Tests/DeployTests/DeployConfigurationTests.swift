@@ -1,9 +1,9 @@
-import APNSCore
+import PushlineAPNSCore
 import Foundation
 import Testing
 import Yams
 
-@testable import Pushline
+@testable import PushlineWorker
 
 /// The configuration files shipped under deploy/ are ones the worker accepts, and every
 /// environment variable the deployments set names a key the worker knows.

@@ -1,9 +1,9 @@
-import APNSCore
+import PushlineAPNSCore
 import Foundation
 import Testing
 import Yams
 
-@testable import Pushline
+@testable import PushlineWorker
 
 /// What compose.yaml says, in the terms the cross-checks need.
 enum ComposeFacts {

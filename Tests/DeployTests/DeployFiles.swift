@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import Yams
 
-@testable import Pushline
+@testable import PushlineWorker
 
 /// The files under deploy/, read from the source tree this test was compiled from, and the small
 /// parsers the cross-checks need (YAML documents, the Dockerfile's instructions, config loading).

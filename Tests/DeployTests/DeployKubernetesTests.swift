@@ -1,9 +1,9 @@
-import APNSCore
+import PushlineAPNSCore
 import Foundation
 import Testing
 import Yams
 
-@testable import Pushline
+@testable import PushlineWorker
 
 /// The Kubernetes manifests agree with each other, with the ConfigMap's configuration, with the
 /// image and with the topic layout compose creates.

@@ -1,6 +1,6 @@
-import APNSMock
+import PushlineAPNSMock
 import Foundation
-import Kafka
+import PushlineKafka
 import Logging
 import PushlineTestSupport
 import Synchronization

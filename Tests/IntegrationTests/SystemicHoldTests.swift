@@ -1,6 +1,6 @@
-import APNSMock
+import PushlineAPNSMock
 import Foundation
-import Kafka
+import PushlineKafka
 import PushlineTestSupport
 import Synchronization
 import Testing

@@ -1,5 +1,5 @@
-import APNS
-import APNSCore
+import PushlineAPNS
+import PushlineAPNSCore
 import Foundation
 import Synchronization
 

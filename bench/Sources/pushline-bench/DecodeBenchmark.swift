@@ -1,5 +1,5 @@
 import Foundation
-import Pushline
+import PushlineWorker
 
 /// Job decoding cost, per job, for the two job shapes the end-to-end benchmark uses.
 enum DecodeBenchmark {

@@ -1,6 +1,6 @@
-import APNSCore
+import PushlineAPNSCore
 import Foundation
-import Pushline
+import PushlineWorker
 
 /// A deterministic fuzz run of the job decoder: `count` mutations (byte flips, deletions,
 /// insertions, splices of JSON fragments) of a few seed jobs. Every input must be decoded or

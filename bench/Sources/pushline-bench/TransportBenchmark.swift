@@ -1,7 +1,7 @@
 import Foundation
 import NIOCore
-import NIONGHTTP2
-import NIOOpenSSL
+import PushlineHTTP2
+import PushlineTLS
 import NIOPosix
 import Synchronization
 

@@ -1,0 +1,278 @@
+import PushlineAPNSCore
+import Logging
+import NIOCore
+import PushlineTLS
+import NIOPosix
+import Synchronization
+
+/// A pool of multiplexed HTTP/2 connections to APNs for one credential (one team and key, or one
+/// certificate), honouring every stream limit.
+///
+/// Every decision is made by `PoolStateMachine`, held here under one lock: routing (a request
+/// goes to the connection with the most free streams, never above the server's
+/// SETTINGS_MAX_CONCURRENT_STREAMS), retries with backoff, token refresh, REFUSED_STREAM and
+/// GOAWAY resends, and the app's systemic hold (hold, probe, resume). This class feeds it events
+/// and performs the actions it returns, outside the lock. `send` always ends with exactly one
+/// `APNSOutcome`.
+public final class APNSClient: Sendable {
+    public let configuration: APNSClientConfiguration
+    let credential: APNSCredential
+    let tokens: ProviderTokenSource?
+    let metrics: APNSMetrics
+    let logger: Logger
+    private let machine: Mutex<PoolStateMachine>
+    private let connections: [PooledConnection]
+    private let ownsGroup: Bool
+    private let group: any EventLoopGroup
+    /// Runs the machine's ticks (retries due, deadline sweeps, probes).
+    private let timerLoop: any EventLoop
+
+    /// Creates the pool; call `start()` to open its connections.
+    ///
+    /// - Parameter group: event loops for the connections (spread round-robin); nil = a group of
+    ///   one loop per core owned by the client.
+    public init(
+        configuration: APNSClientConfiguration,
+        credential: APNSCredential,
+        group: (any EventLoopGroup)? = nil,
+        logger: Logger = Logger(label: "pushline.apns")
+    ) throws {
+        self.configuration = configuration
+        self.credential = credential
+        var logger = logger
+        logger[metadataKey: "app"] = "\(configuration.name)"
+        self.logger = logger
+        let metrics = APNSMetrics(app: configuration.name)
+        self.metrics = metrics
+
+        var tls = TLSConfiguration.client(serverHostname: configuration.endpoint.host)
+        if let caFile = configuration.caFile, !caFile.isEmpty {
+            tls.trustRoots = .system(plusCAFile: caFile)
+        }
+        if case .certificate(let identity) = credential {
+            tls.identity = identity
+        }
+        let tlsContext = try TLSContext(configuration: tls)
+
+        if case .token(let keyID, let teamID, let key) = credential {
+            tokens = ProviderTokenSource(keyID: keyID, teamID: teamID, key: key, now: configuration.now) {
+                metrics.jwtRefreshed()
+            }
+        } else {
+            tokens = nil
+        }
+
+        if let group {
+            self.group = group
+            ownsGroup = false
+        } else {
+            self.group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
+            ownsGroup = true
+        }
+        timerLoop = self.group.next()
+        machine = Mutex(
+            PoolStateMachine(
+                settings: .init(
+                    connections: configuration.connections, configuredCap: configuration.maxStreamsPerConnection,
+                    tokenAuth: credential.isToken, maxQueuedRequests: configuration.maxQueuedRequests,
+                    retryPolicy: configuration.retryPolicy, maxFreeResends: configuration.maxFreeResends,
+                    health: configuration.health),
+                now: .now))
+
+        let settings = PooledConnection.Settings(
+            endpoint: configuration.endpoint, tlsContext: tlsContext, connectTimeout: configuration.connectTimeout,
+            requestTimeout: configuration.requestTimeout, pingInterval: configuration.pingInterval,
+            pingTimeout: configuration.pingTimeout, authority: configuration.endpoint.authority, tokens: tokens,
+            metrics: metrics, logger: logger)
+        // Connections report to the pool through this box, filled once the pool exists; they hold
+        // no reference to it.
+        let sink = EventSink()
+        let loops = self.group
+        connections = (0..<configuration.connections).map { slot in
+            PooledConnection(slot: slot, eventLoop: loops.next(), settings: settings) { slot, event in
+                sink.client?.handle(slot: slot, event)
+            }
+        }
+        sink.client = self
+    }
+
+    /// Opens every connection (ahead of first use). Returns at once; connections come up in the
+    /// background and reconnect with backoff when they fail.
+    public func start() {
+        for connection in connections {
+            connection.eventLoop.execute { connection.perform(.connect) }
+        }
+    }
+
+    /// Sends one notification; `completion` is called exactly once, on an event loop, with the
+    /// final outcome (after any retries).
+    public func send(
+        _ notification: APNSNotification,
+        options: APNSSendOptions = APNSSendOptions(),
+        completion: @escaping @Sendable (APNSOutcome) -> Void
+    ) {
+        submit([PendingRequest(notification: notification, options: options, index: 0) { _, outcome in completion(outcome) }])
+    }
+
+    /// Sends many notifications in one hand-over (one lock, one hop per connection).
+    public func send(
+        _ notifications: [APNSNotification],
+        options: APNSSendOptions = APNSSendOptions(),
+        completion: @escaping @Sendable (Int, APNSOutcome) -> Void
+    ) {
+        // Notifications of one job carry the same payload array: one buffer serves them all.
+        var body: ByteBuffer?
+        var bodySource: [UInt8] = []
+        let now = ContinuousClock.now
+        let requests = notifications.enumerated().map { index, notification in
+            if body == nil || notification.payload != bodySource {
+                bodySource = notification.payload
+                body = ByteBuffer(bytes: bodySource)
+            }
+            // One completion closure for the whole batch; each request carries its index.
+            return PendingRequest(
+                notification: notification, options: options, body: body, index: index, created: now, completion: completion)
+        }
+        submit(requests)
+    }
+
+    /// Sends one notification and waits for its outcome.
+    public func send(_ notification: APNSNotification, options: APNSSendOptions = APNSSendOptions()) async -> APNSOutcome {
+        await withCheckedContinuation { continuation in
+            send(notification, options: options) { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// Closes every connection. Requests the pool still holds (queued, waiting to retry, held)
+    /// end as `shutdown`; requests in flight end as their streams fail.
+    public func shutdown() async {
+        perform(machine.withLock { $0.shutDown(now: .now) })
+        await withTaskGroup(of: Void.self) { tasks in
+            for connection in connections {
+                tasks.addTask {
+                    try? await connection.eventLoop.flatSubmit { connection.close() }.get()
+                }
+            }
+        }
+        if ownsGroup {
+            try? await group.shutdownGracefully()
+        }
+    }
+
+    // MARK: Status
+
+    /// A connection's state for metrics and readiness.
+    public struct ConnectionStatus: Sendable, Hashable {
+        public var state: ConnectionLifecycle.State
+        public var limit: Int
+        public var reservedStreams: Int
+    }
+
+    public struct Status: Sendable, Hashable {
+        public var connections: [ConnectionStatus]
+        /// Requests waiting for a stream: queued, held, or waiting out a retry backoff.
+        public var queued: Int
+        /// Why the app is held (systemic answers dominate), or nil.
+        public var hold: AppHealth.Hold?
+        /// Whether at least one connection is carrying requests.
+        public var isReady: Bool { connections.contains { $0.state == .active } }
+        /// Nothing waiting and no stream reserved: the pool holds no request.
+        public var isIdle: Bool { queued == 0 && connections.allSatisfy { $0.reservedStreams == 0 } }
+    }
+
+    public func status() -> Status {
+        machine.withLock { machine in
+            Status(
+                connections: machine.lifecycles.indices.map {
+                    ConnectionStatus(
+                        state: machine.lifecycles[$0].state, limit: machine.capacities[$0].limit,
+                        reservedStreams: machine.capacities[$0].reserved)
+                },
+                queued: machine.waiting,
+                hold: machine.health.hold)
+        }
+    }
+
+    // MARK: Events and actions
+
+    private func submit(_ requests: [PendingRequest]) {
+        let now = ContinuousClock.now
+        perform(machine.withLock { $0.submit(requests, now: now) })
+    }
+
+    /// One event from connection `slot`, under one lock.
+    func handle(slot: Int, _ event: ConnectionEvent) {
+        let now = ContinuousClock.now
+        let actions = machine.withLock { machine -> PoolActions in
+            switch event {
+            case .connectFailed: machine.connectFailed(slot: slot, now: now)
+            case .connected(let peerLimit): machine.connected(slot: slot, peerLimit: peerLimit, now: now)
+            case .peerLimitChanged(let limit): machine.peerLimitChanged(slot: slot, to: limit, now: now)
+            case .goAway: machine.goAway(slot: slot, now: now)
+            case .pingLost: machine.pingLost(slot: slot, now: now)
+            case .closed: machine.closed(slot: slot, now: now)
+            case .backoffElapsed: machine.backoffElapsed(slot: slot, now: now)
+            case .streamsEnded(let ended): machine.streamsEnded(slot: slot, ended, now: now)
+            case .notStarted(let requests, let unusable):
+                machine.notStarted(slot: slot, requests, connectionUnusable: unusable, now: now)
+            }
+        }
+        perform(actions)
+    }
+
+    private func tick() {
+        let now = ContinuousClock.now
+        perform(machine.withLock { $0.tick(now: now) })
+    }
+
+    private func perform(_ actions: PoolActions) {
+        for transition in actions.transitions { log(transition) }
+        if actions.heldRequests > 0 { metrics.requestsHeld(actions.heldRequests) }
+        if actions.freeResends > 0 { metrics.freeResends(actions.freeResends) }
+        for jwt in actions.expiredTokens {
+            // Mints a new token when the 20-minute rule allows; requests take the current one.
+            _ = try? tokens?.expired(jwt)
+        }
+        for (slot, action) in actions.connections {
+            let connection = connections[slot]
+            if connection.eventLoop.inEventLoop {
+                connection.perform(action)
+            } else {
+                connection.eventLoop.execute { connection.perform(action) }
+            }
+        }
+        for (slot, requests) in actions.sends {
+            connections[slot].deliver(requests)
+        }
+        if let at = actions.tick {
+            let delay = at - ContinuousClock.now
+            timerLoop.scheduleTask(in: TimeAmount(max(delay, .zero))) { [weak self] in self?.tick() }
+        }
+        for (request, outcome) in actions.finishes {
+            request.completion(request.index, outcome)
+        }
+    }
+
+    private func log(_ transition: AppHealth.Transition) {
+        switch transition {
+        case .held(let hold):
+            metrics.held(true)
+            logger.error(
+                "APNs refuses this app's requests: holding its notifications (they stay queued, probing with backoff)",
+                metadata: ["status": "\(hold.status)", "reason": "\(hold.reason)"])
+        case .resumed(let after, let failedProbes):
+            metrics.held(false)
+            logger.notice(
+                "APNs accepts this app's requests again: hold ended, sending at full speed",
+                metadata: ["held_ms": "\(Int(after.milliseconds))", "failed_probes": "\(failedProbes)"])
+        }
+    }
+}
+
+/// The pool a connection reports to, set once after the pool is made.
+///
+/// `@unchecked Sendable`: `client` is written once, in `APNSClient.init`, before any connection
+/// can report (connections start in `start()`); afterwards it is only read.
+private final class EventSink: @unchecked Sendable {
+    weak var client: APNSClient?
+}

@@ -1,0 +1,539 @@
+import PushlineAPNSCore
+import NIOCore
+
+/// Every decision of one APNs pool, as a pure state machine: which connection a request goes to,
+/// what follows each answer (final, retry after backoff, free resend, token refresh, hold), the
+/// connections' lifecycles and stream capacities, and the app's health (hold, probe, resume).
+///
+/// Events come in (`submit`, connection events, `streamsEnded`, `tick`, `shutDown`), each with
+/// the time it happened; every event returns the `PoolActions` it decided. The machine does no
+/// I/O and reads no clock, so tests drive it without sockets. `APNSClient` holds it under one
+/// lock and performs the actions after releasing it; a connection reports all the streams that
+/// ended in one event-loop read batch as one event (one lock per batch).
+///
+/// Every request the machine accepted ends in exactly one `finishes` entry: requests queued,
+/// waiting to retry or held are the machine's, and `shutDown` finishes them.
+struct PoolStateMachine {
+    struct Settings {
+        var connections: Int
+        var configuredCap: Int
+        var tokenAuth: Bool
+        var maxQueuedRequests: Int = 1_000_000
+        var retryPolicy = RetryPolicy()
+        var maxFreeResends = 50
+        var health = AppHealth.Thresholds()
+        /// How often queued requests are checked for deadlines (and, while held, the hold limit).
+        var sweepInterval: Duration = .milliseconds(100)
+        var seed: UInt64 = 0x5DEE_CE66_D1CE_4E5B
+    }
+
+    let settings: Settings
+    private(set) var lifecycles: [ConnectionLifecycle]
+    private(set) var capacities: [StreamCapacity]
+    private(set) var health: AppHealth
+    private var queue = CircularBuffer<PendingRequest>(initialCapacity: 1024)
+    /// Queued requests that carry a deadline: when none does and the app is not held, the sweep
+    /// has nothing to look at (and does not walk a queue of thousands ten times a second).
+    private var queuedWithDeadline = 0
+    /// Requests waiting out a retry backoff, and the earliest time one of them is due.
+    private var retrying: [PendingRequest] = []
+    private var earliestRetry: ContinuousClock.Instant?
+    private var nextSweep: ContinuousClock.Instant?
+    /// The tick the owner has been asked for and that has not come yet.
+    private var tickAt: ContinuousClock.Instant?
+    private(set) var isShutDown = false
+    private var random: SplitMix64
+
+    init(settings: Settings, now: ContinuousClock.Instant) {
+        self.settings = settings
+        let connections = max(1, settings.connections)
+        lifecycles = Array(repeating: ConnectionLifecycle(), count: connections)
+        capacities = Array(
+            repeating: StreamCapacity(configuredCap: settings.configuredCap, tokenAuth: settings.tokenAuth),
+            count: connections)
+        health = AppHealth(thresholds: settings.health, origin: now)
+        random = SplitMix64(seed: settings.seed)
+    }
+
+    /// Requests waiting for a stream (queued, held, or waiting out a backoff).
+    var waiting: Int { queue.count + retrying.count }
+
+    var queuedCount: Int { queue.count }
+
+    // MARK: Requests
+
+    /// New requests: to the back of the queue; what fits goes out at once. Beyond
+    /// `maxQueuedRequests`, or after shutdown, they end at once.
+    mutating func submit(_ requests: [PendingRequest], now: ContinuousClock.Instant) -> PoolActions {
+        var actions = PoolActions()
+        if isShutDown {
+            for request in requests { actions.finishes.append((request, request.outcome(.shutdown, at: now))) }
+            return actions
+        }
+        let room = max(0, settings.maxQueuedRequests - waiting)
+        for (position, request) in requests.enumerated() {
+            if position < room {
+                enqueue(request, now: now)
+            } else {
+                actions.finishes.append((request, request.outcome(.connection, at: now)))
+            }
+        }
+        settle(&actions, now: now)
+        return actions
+    }
+
+    /// The streams that ended on connection `slot` in one event-loop batch, in order.
+    ///
+    /// The answers of one batch arrived together: its successes are finished first and counted
+    /// as evidence before any other answer of the batch is judged (one pass; the rest, rare, is
+    /// kept aside by index).
+    mutating func streamsEnded(
+        slot: Int, _ ended: [(request: PendingRequest, end: StreamEnd)], now: ContinuousClock.Instant
+    ) -> PoolActions {
+        var actions = PoolActions()
+        var successes = 0
+        var probeSucceeded = false
+        var others: [Int] = []
+        for (position, (request, end)) in ended.enumerated() {
+            capacities[slot].release()
+            if case .response(let response) = end, response.status == 200 {
+                successes += 1
+                if request.isProbe {
+                    request.isProbe = false
+                    probeSucceeded = true
+                }
+                finish(request, request.outcome(response, at: now), into: &actions)
+            } else {
+                others.append(position)
+            }
+        }
+        if successes > 0 {
+            // A 200 proves the provider token: the connection stops probing with one stream.
+            capacities[slot].succeeded()
+            health.recordNotificationLevel(successes, now: now)
+        }
+        if probeSucceeded { resume(&actions, now: now) }
+        for position in others {
+            let (request, end) = ended[position]
+            let wasProbe = request.isProbe
+            request.isProbe = false
+            switch end {
+            case .response(let response):
+                // Any answer but an authentication failure proves the provider token too (a 410
+                // or a 400 is as good as a 200).
+                let status = response.status
+                if status < 500 && status != 403 && status != 429 { capacities[slot].succeeded() }
+                answered(request, response, wasProbe: wasProbe, slot: slot, now: now, actions: &actions)
+            case .unprocessed:
+                if wasProbe { health.probeReturned() }
+                resendFree(request, now: now, actions: &actions)
+            case .timedOut:
+                systemic(request, .noResponse(.timeout), status: 0, reason: "timeout", retry: .transport,
+                    wasProbe: wasProbe, now: now, actions: &actions)
+            case .lost:
+                systemic(request, .noResponse(.connection), status: 0, reason: "connection", retry: .transport,
+                    wasProbe: wasProbe, now: now, actions: &actions)
+            }
+        }
+        actions.connection(slot, lifecycles[slot].streamClosed(openStreams: capacities[slot].reserved))
+        settle(&actions, now: now)
+        return actions
+    }
+
+    /// Requests assigned to `slot` that it could not start (it closed, got a GOAWAY, or its
+    /// limit dropped in transit): their slots are released and they go again a moment later.
+    mutating func notStarted(
+        slot: Int, _ requests: [PendingRequest], connectionUnusable: Bool, now: ContinuousClock.Instant
+    ) -> PoolActions {
+        var actions = PoolActions()
+        for request in requests {
+            capacities[slot].release()
+            if request.isProbe {
+                request.isProbe = false
+                health.probeReturned()
+            }
+        }
+        if connectionUnusable {
+            actions.connection(slot, lifecycles[slot].stopUsing(openStreams: capacities[slot].reserved))
+        }
+        // Not at once: the pool could pick the same connection again before it catches up.
+        for request in requests { retry(request, at: now + .milliseconds(1), now: now, actions: &actions) }
+        settle(&actions, now: now)
+        return actions
+    }
+
+    /// Time passed: retries that are due join the queue, queued requests past their deadline
+    /// (or, when held, past the hold limit) end, and a held app may probe.
+    mutating func tick(now: ContinuousClock.Instant) -> PoolActions {
+        var actions = PoolActions()
+        if let tickAt, tickAt <= now { self.tickAt = nil }
+        if let earliestRetry, earliestRetry <= now { releaseRetries(now: now) }
+        if let nextSweep, nextSweep <= now {
+            self.nextSweep = nil
+            sweep(now: now, actions: &actions)
+        }
+        settle(&actions, now: now)
+        return actions
+    }
+
+    /// Shut down for good: every connection closes, and every request the machine holds ends
+    /// (`shutdown`: not final for the worker, which leaves such jobs to the group's next owner).
+    /// Requests in flight end as their streams fail.
+    mutating func shutDown(now: ContinuousClock.Instant) -> PoolActions {
+        var actions = PoolActions()
+        guard !isShutDown else { return actions }
+        isShutDown = true
+        for slot in lifecycles.indices { actions.connection(slot, lifecycles[slot].shutDown()) }
+        for request in queue { actions.finishes.append((request, request.outcome(.shutdown, at: now))) }
+        for request in retrying { actions.finishes.append((request, request.outcome(.shutdown, at: now))) }
+        queue.removeAll()
+        queuedWithDeadline = 0
+        retrying.removeAll()
+        earliestRetry = nil
+        return actions
+    }
+
+    // MARK: Connections
+
+    mutating func connectFailed(slot: Int, now: ContinuousClock.Instant) -> PoolActions {
+        var actions = PoolActions()
+        actions.connection(slot, lifecycles[slot].connectFailed(random: random.unit()))
+        return actions
+    }
+
+    /// TLS is up; `peerLimit` is the server's SETTINGS_MAX_CONCURRENT_STREAMS if it came already.
+    mutating func connected(slot: Int, peerLimit: Int?, now: ContinuousClock.Instant) -> PoolActions {
+        var actions = PoolActions()
+        capacities[slot].reconnected(tokenAuth: settings.tokenAuth)
+        if let peerLimit { capacities[slot].peerLimitChanged(peerLimit) }
+        actions.connection(slot, lifecycles[slot].connected())
+        settle(&actions, now: now)
+        return actions
+    }
+
+    mutating func peerLimitChanged(slot: Int, to limit: Int, now: ContinuousClock.Instant) -> PoolActions {
+        var actions = PoolActions()
+        capacities[slot].peerLimitChanged(limit)
+        settle(&actions, now: now)
+        return actions
+    }
+
+    /// GOAWAY: no new streams here; the connection closes after its last one.
+    mutating func goAway(slot: Int, now: ContinuousClock.Instant) -> PoolActions {
+        var actions = PoolActions()
+        actions.connection(slot, lifecycles[slot].stopUsing(openStreams: capacities[slot].reserved))
+        settle(&actions, now: now)
+        return actions
+    }
+
+    /// A PING went unanswered: the connection is abandoned at once.
+    mutating func pingLost(slot: Int, now: ContinuousClock.Instant) -> PoolActions {
+        var actions = PoolActions()
+        actions.connection(slot, lifecycles[slot].stopUsing(openStreams: 0))
+        settle(&actions, now: now)
+        return actions
+    }
+
+    /// The channel closed (its streams were reported ended before this).
+    mutating func closed(slot: Int, now: ContinuousClock.Instant) -> PoolActions {
+        var actions = PoolActions()
+        actions.connection(slot, lifecycles[slot].closed(random: random.unit()))
+        settle(&actions, now: now)
+        return actions
+    }
+
+    mutating func backoffElapsed(slot: Int, now: ContinuousClock.Instant) -> PoolActions {
+        var actions = PoolActions()
+        actions.connection(slot, lifecycles[slot].backoffElapsed())
+        return actions
+    }
+
+    // MARK: Answers
+
+    private mutating func answered(
+        _ request: PendingRequest, _ response: APNSResponse, wasProbe: Bool, slot: Int,
+        now: ContinuousClock.Instant, actions: inout PoolActions
+    ) {
+        let disposition = APNSDisposition(response)
+        guard APNSAnswerScope.of(response) == .systemic else {
+            // About this notification alone: the app works.
+            health.recordNotificationLevel(now: now)
+            if wasProbe { resume(&actions, now: now) }
+            if case .retryable(let kind) = disposition {
+                retry(request, kind: kind, final: request.outcome(response, at: now), now: now, actions: &actions)
+            } else {
+                finish(request, request.outcome(response, at: now), into: &actions)
+            }
+            return
+        }
+        if response.reason == .expiredProviderToken, settings.tokenAuth {
+            if let sent = request.bearerToken { actions.expiredTokens.append(sent) }
+            if request.tokenRefreshes == 0 {
+                // The usual hourly case: refresh (if the 20-minute rule allows) and resend at
+                // once (the resend counts as an attempt). Only an expiry that survives a refresh
+                // says something about the key.
+                request.tokenRefreshes += 1
+                request.bearerToken = nil
+                if wasProbe { health.probeReturned() }
+                enqueue(request, atFront: true, now: now)
+                return
+            }
+        }
+        var kind: APNSDisposition.RetryKind = .serverError
+        if case .retryable(let retryKind) = disposition, retryKind != .providerTokenExpired { kind = retryKind }
+        request.avoidSlot = kind == .serverError ? slot : nil
+        systemic(request, .response(response), status: response.status, reason: response.reason?.rawValue ?? "",
+            retry: kind, nonRetryable: !disposition.isRetryable, wasProbe: wasProbe, now: now, actions: &actions)
+    }
+
+    /// A systemic answer (or a transport failure). Held: requeued without counting. Not held:
+    /// a retryable one follows the retry policy; a non-retryable one (an auth or topic refusal)
+    /// is final only when the app is otherwise proven healthy (it is about this job), and is
+    /// retried like a server error until the rate decides.
+    private mutating func systemic(
+        _ request: PendingRequest, _ answer: PendingRequest.SystemicAnswer, status: Int, reason: String,
+        retry kind: APNSDisposition.RetryKind, nonRetryable: Bool = false, wasProbe: Bool,
+        now: ContinuousClock.Instant, actions: inout PoolActions
+    ) {
+        request.lastSystemic = answer
+        if let transition = health.recordSystemic(status: status, reason: reason, now: now) {
+            actions.transitions.append(transition)
+            // Everything waiting now waits in the hold.
+            for waiting in queue where waiting.heldSince == nil { waiting.heldSince = now }
+            for waiting in retrying where waiting.heldSince == nil { waiting.heldSince = now }
+        } else if wasProbe {
+            health.probeFailed(now: now, random: random.unit())
+        }
+        let final: APNSOutcome
+        switch answer {
+        case .response(let response): final = request.outcome(response, at: now)
+        case .noResponse(let why): final = request.outcome(why, at: now)
+        }
+        if health.isHeld {
+            hold(request, now: now)
+            actions.heldRequests += 1
+        } else if nonRetryable && health.provenHealthy(now: now) {
+            finish(request, final, into: &actions)
+        } else {
+            retry(request, kind: kind, final: final, now: now, actions: &actions)
+        }
+    }
+
+    /// Back to the queue without counting the attempt; it goes when a probe succeeds.
+    private mutating func hold(_ request: PendingRequest, now: ContinuousClock.Instant) {
+        request.attempts = max(0, request.attempts - 1)
+        request.bearerToken = nil
+        if request.heldSince == nil { request.heldSince = now }
+        enqueue(request, now: now)
+    }
+
+    private mutating func resume(_ actions: inout PoolActions, now: ContinuousClock.Instant) {
+        if let transition = health.probeSucceeded(now: now) { actions.transitions.append(transition) }
+    }
+
+    /// REFUSED_STREAM, above a GOAWAY's last-stream-id, or never sent: the server did not process
+    /// it, so it goes again at once (at the front) without counting as an attempt.
+    private mutating func resendFree(_ request: PendingRequest, now: ContinuousClock.Instant, actions: inout PoolActions) {
+        request.attempts = max(0, request.attempts - 1)
+        request.freeResends += 1
+        actions.freeResends += 1
+        if request.freeResends > settings.maxFreeResends {
+            request.attempts += 1
+            retry(request, kind: .transport, final: request.outcome(.connection, at: now), now: now, actions: &actions)
+            return
+        }
+        request.bearerToken = nil
+        enqueue(request, atFront: true, now: now)
+    }
+
+    /// A retryable failure: back off and resend (from the machine's retry list), or end with `final`.
+    private mutating func retry(
+        _ request: PendingRequest, kind: APNSDisposition.RetryKind, final: APNSOutcome,
+        now: ContinuousClock.Instant, actions: inout PoolActions
+    ) {
+        let remaining = request.options.retryUntil.map { $0 - now }
+        let decision = settings.retryPolicy.decide(after: request.attempts, kind: kind, remaining: remaining, random: random.unit())
+        switch decision {
+        case .giveUp:
+            finish(request, final, into: &actions)
+        case .retry(let delay):
+            request.bearerToken = nil
+            if delay <= .zero {
+                enqueue(request, now: now)
+            } else {
+                retry(request, at: now + delay, now: now, actions: &actions)
+            }
+        }
+    }
+
+    private mutating func retry(
+        _ request: PendingRequest, at time: ContinuousClock.Instant, now: ContinuousClock.Instant, actions: inout PoolActions
+    ) {
+        if isShutDown {
+            finish(request, request.outcome(.shutdown, at: now), into: &actions)
+            return
+        }
+        request.retryAt = time
+        retrying.append(request)
+        if earliestRetry.map({ time < $0 }) ?? true { earliestRetry = time }
+    }
+
+    private mutating func finish(_ request: PendingRequest, _ outcome: APNSOutcome, into actions: inout PoolActions) {
+        actions.finishes.append((request, outcome))
+    }
+
+    // MARK: Queue
+
+    private mutating func enqueue(_ request: PendingRequest, atFront: Bool = false, now: ContinuousClock.Instant) {
+        if request.options.deadline != nil { queuedWithDeadline += 1 }
+        if health.isHeld, request.heldSince == nil { request.heldSince = now }
+        if atFront {
+            queue.prepend(request)
+        } else {
+            queue.append(request)
+        }
+    }
+
+    private mutating func dequeue() -> PendingRequest {
+        let request = queue.removeFirst()
+        if request.options.deadline != nil { queuedWithDeadline -= 1 }
+        return request
+    }
+
+    private mutating func releaseRetries(now: ContinuousClock.Instant) {
+        var kept: [PendingRequest] = []
+        var earliest: ContinuousClock.Instant?
+        for request in retrying {
+            if let at = request.retryAt, at > now {
+                kept.append(request)
+                if earliest.map({ at < $0 }) ?? true { earliest = at }
+            } else {
+                request.retryAt = nil
+                enqueue(request, now: now)
+            }
+        }
+        retrying = kept
+        earliestRetry = earliest
+    }
+
+    /// Ends queued requests whose deadline passed (`expired`), and, for requests that waited in
+    /// a hold, those whose expiration passed (`expired`) or that reached the hold limit (the last
+    /// systemic answer, with how long they were held).
+    private mutating func sweep(now: ContinuousClock.Instant, actions: inout PoolActions) {
+        guard queuedWithDeadline > 0 || health.isHeld else { return }
+        let holdLimit = settings.health.holdLimit
+        var kept = CircularBuffer<PendingRequest>(initialCapacity: queue.count)
+        var withDeadline = 0
+        for request in queue {
+            if let deadline = request.options.deadline, deadline <= now {
+                finish(request, request.outcome(.expired, at: now), into: &actions)
+            } else if request.heldSince != nil, let retryUntil = request.options.retryUntil, retryUntil <= now {
+                finish(request, request.outcome(.expired, at: now), into: &actions)
+            } else if let since = request.heldSince, now - since >= holdLimit {
+                finish(request, request.outcomeOfLastSystemicAnswer(at: now), into: &actions)
+            } else {
+                if request.options.deadline != nil { withDeadline += 1 }
+                kept.append(request)
+            }
+        }
+        queue = kept
+        queuedWithDeadline = withDeadline
+    }
+
+    /// After every event: hand out what fits, then ask for the next tick if one is needed.
+    private mutating func settle(_ actions: inout PoolActions, now: ContinuousClock.Instant) {
+        drain(&actions, now: now)
+        var wanted = earliestRetry
+        if queuedWithDeadline > 0 || health.isHeld {
+            if nextSweep == nil { nextSweep = now + settings.sweepInterval }
+            wanted = earlier(wanted, nextSweep)
+        }
+        if health.isHeld, !health.probeInFlight, !queue.isEmpty, let probeAt = health.nextProbeAt {
+            wanted = earlier(wanted, probeAt)
+        }
+        if let wanted, tickAt.map({ wanted < $0 }) ?? true {
+            tickAt = wanted
+            actions.tick = wanted
+        }
+    }
+
+    private func earlier(_ a: ContinuousClock.Instant?, _ b: ContinuousClock.Instant?) -> ContinuousClock.Instant? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return min(a, b)
+    }
+
+    // MARK: Routing
+
+    /// Moves queued requests to the connections with the most free capacity, reserving a slot
+    /// for each, until the queue is empty or no connection has room. A held app sends one probe
+    /// at a time, when its backoff allows.
+    private mutating func drain(_ actions: inout PoolActions, now: ContinuousClock.Instant) {
+        guard !queue.isEmpty, !isShutDown else { return }
+        if health.isHeld {
+            guard health.mayProbe(now: now) else { return }
+            while let head = queue.first, expired(head, now: now) {
+                finish(dequeue(), head.outcome(.expired, at: now), into: &actions)
+            }
+            guard !queue.isEmpty, let slot = slotForNext(), capacities[slot].reserve() else { return }
+            let probe = dequeue()
+            probe.isProbe = true
+            health.probeSent()
+            actions.sends.append((slot, [probe]))
+            return
+        }
+        if queue.count == 1 {
+            // A job of one token: the same choice, without building per-connection batches.
+            guard let slot = slotForNext(), capacities[slot].reserve() else { return }
+            let request = dequeue()
+            if expired(request, now: now) {
+                capacities[slot].release()
+                finish(request, request.outcome(.expired, at: now), into: &actions)
+            } else {
+                actions.sends.append((slot, [request]))
+            }
+            return
+        }
+        var batches: [[PendingRequest]] = Array(repeating: [], count: capacities.count)
+        while !queue.isEmpty {
+            guard let best = slotForNext(), capacities[best].reserve() else { break }
+            let request = dequeue()
+            if expired(request, now: now) {
+                capacities[best].release()
+                finish(request, request.outcome(.expired, at: now), into: &actions)
+                continue
+            }
+            batches[best].append(request)
+        }
+        for (slot, batch) in batches.enumerated() where !batch.isEmpty {
+            actions.sends.append((slot, batch))
+        }
+    }
+
+    private func expired(_ request: PendingRequest, now: ContinuousClock.Instant) -> Bool {
+        request.options.deadline.map { $0 <= now } ?? false
+    }
+
+    /// The connection for the request at the head of the queue: the one with the most free
+    /// streams, or nil when none has room. A request that got 503 on a connection goes elsewhere
+    /// when anywhere else has room.
+    private func slotForNext() -> Int? {
+        var best = -1
+        var bestAvailable = 0
+        for slot in capacities.indices where lifecycles[slot].acceptsRequests {
+            let available = capacities[slot].available
+            if available > bestAvailable {
+                best = slot
+                bestAvailable = available
+            }
+        }
+        guard best >= 0 else { return nil }
+        if let avoid = queue.first?.avoidSlot, avoid == best {
+            for slot in capacities.indices
+            where slot != avoid && lifecycles[slot].acceptsRequests && capacities[slot].available > 0 {
+                return slot
+            }
+        }
+        return best
+    }
+}

@@ -1,0 +1,377 @@
+import PushlineAPNSCore
+import Logging
+import NIOCore
+import PushlineHTTP2
+import PushlineTLS
+import NIOPosix
+import Synchronization
+
+/// One slot of the pool: a TLS + HTTP/2 connection that reconnects in place. A thin I/O adapter:
+/// it connects, pings, resets streams past their deadline, builds and submits requests, and
+/// reports what happened (`ConnectionEvent`) to the pool's state machine, which decides
+/// everything else. It holds no reference to the pool.
+///
+/// `@unchecked Sendable`: every mutable property is touched only on `eventLoop` (the pool hops
+/// there with `execute` before calling in), and the HTTP/2 handler calls its delegate there too.
+final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
+    /// What a connection needs to know, fixed for the pool's life.
+    struct Settings: Sendable {
+        var endpoint: APNSEndpoint
+        var tlsContext: TLSContext
+        var connectTimeout: Duration
+        var requestTimeout: Duration
+        var pingInterval: Duration
+        var pingTimeout: Duration
+        /// The `:authority` of every request (formatted once, not per request).
+        var authority: String
+        var tokens: ProviderTokenSource?
+        var metrics: APNSMetrics
+        var logger: Logger
+    }
+
+    let slot: Int
+    let eventLoop: any EventLoop
+    private let settings: Settings
+    private let report: @Sendable (_ slot: Int, _ event: ConnectionEvent) -> Void
+
+    private var channel: (any Channel)?
+    private var handler: HTTP2ClientHandler?
+    private var sentOnThisConnection = false
+    private var pingTask: RepeatedTask?
+    private var pingDeadline: Scheduled<Void>?
+    private var reconnectTask: Scheduled<Void>?
+    /// Streams sent on this connection in send order, for the deadline sweep.
+    private var sent = SendOrder()
+    private var sweepTask: RepeatedTask?
+    /// Streams that ended since the last report: reported in one event per event-loop batch
+    /// instead of one pool lock per response.
+    private var ended: [(request: PendingRequest, end: StreamEnd)] = []
+    private var shutDown = false
+    /// Requests handed over from other threads, waiting for one `start` on the event loop: many
+    /// small hand-overs (jobs of one token) share one hop instead of waking the loop for each.
+    private let inbox = Mutex<(requests: [PendingRequest], scheduled: Bool)>(([], false))
+
+    init(
+        slot: Int, eventLoop: any EventLoop, settings: Settings,
+        report: @escaping @Sendable (_ slot: Int, _ event: ConnectionEvent) -> Void
+    ) {
+        self.slot = slot
+        self.eventLoop = eventLoop
+        self.settings = settings
+        self.report = report
+    }
+
+    // MARK: Lifecycle actions (decided by the pool)
+
+    func perform(_ action: ConnectionLifecycle.Action) {
+        eventLoop.preconditionInEventLoop()
+        switch action {
+        case .none:
+            break
+        case .connect:
+            connect()
+        case .close:
+            channel?.close(promise: nil)
+        case .scheduleReconnect(let delay):
+            reconnectTask?.cancel()
+            reconnectTask = eventLoop.scheduleTask(in: TimeAmount(delay)) { [self] in
+                guard !shutDown else { return }
+                report(slot, .backoffElapsed)
+            }
+        }
+    }
+
+    private func connect() {
+        guard !shutDown else { return }
+        let endpoint = settings.endpoint
+        let context = settings.tlsContext
+        let bootstrap = ClientBootstrap(group: eventLoop)
+            .connectTimeout(TimeAmount(settings.connectTimeout))
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { [self] channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let tls = try TLSHandler(context: context, serverHostname: endpoint.host)
+                    let http2 = HTTP2ClientHandler(delegate: self)
+                    try channel.pipeline.syncOperations.addHandlers([
+                        tls, http2, ConnectionEvents(connection: self),
+                    ])
+                }
+            }
+        // ClientBootstrap resolves the host on every connect: DNS is re-resolved for each new
+        // connection, as APNs asks (its addresses change).
+        bootstrap.connect(host: endpoint.host, port: endpoint.port).whenComplete { [self] result in
+            switch result {
+            case .success(let channel):
+                self.channel = channel
+                self.handler = try? channel.pipeline.syncOperations.handler(type: HTTP2ClientHandler.self)
+                self.sentOnThisConnection = false
+            case .failure(let error):
+                settings.logger.warning(
+                    "APNs connection failed", metadata: ["slot": "\(slot)", "endpoint": "\(endpoint)", "error": "\(error)"])
+                report(slot, .connectFailed)
+            }
+        }
+    }
+
+    /// TLS (with ALPN h2) is up: the connection may carry requests once the server's SETTINGS say how many.
+    func handshakeCompleted() {
+        settings.logger.debug("APNs connection up", metadata: ["slot": "\(slot)"])
+        let peerLimit = handler.flatMap { $0.peerSettingsReceived ? $0.peerMaxConcurrentStreams : nil }
+        report(slot, .connected(peerLimit: peerLimit))
+        startPinging()
+        startSweeping()
+    }
+
+    func connectionError(_ error: any Error) {
+        settings.logger.warning("APNs connection error", metadata: ["slot": "\(slot)", "error": "\(error)"])
+        channel?.close(promise: nil)
+    }
+
+    func close() -> EventLoopFuture<Void> {
+        shutDown = true
+        reconnectTask?.cancel()
+        stopPinging()
+        guard let channel else { return eventLoop.makeSucceededVoidFuture() }
+        return channel.close().recover { _ in }
+    }
+
+    // MARK: Requests
+
+    /// Hands requests the pool assigned here to the event loop (at once when already on it).
+    func deliver(_ requests: [PendingRequest]) {
+        if eventLoop.inEventLoop {
+            start(requests)
+            return
+        }
+        let schedule = inbox.withLock { inbox -> Bool in
+            inbox.requests.append(contentsOf: requests)
+            guard !inbox.scheduled else { return false }
+            inbox.scheduled = true
+            return true
+        }
+        if schedule {
+            eventLoop.execute { self.startDelivered() }
+        }
+    }
+
+    private func startDelivered() {
+        let requests = inbox.withLock { inbox -> [PendingRequest] in
+            inbox.scheduled = false
+            defer { inbox.requests = [] }
+            return inbox.requests
+        }
+        if !requests.isEmpty { start(requests) }
+    }
+
+    /// Sends requests the pool assigned here (a slot is reserved for each).
+    private func start(_ requests: [PendingRequest]) {
+        eventLoop.preconditionInEventLoop()
+        guard let handler, handler.isAcceptingStreams, handler.availableStreams > 0 else {
+            // The connection changed under the pool (closed, GOAWAY, or a lower limit in transit):
+            // the pool takes the requests back and routes them again.
+            report(slot, .notStarted(requests, connectionUnusable: !(handler?.isAcceptingStreams ?? false)))
+            return
+        }
+        let authority = settings.authority
+        var batchBearer: String?
+        var headers: [HTTP2Header] = []
+        headers.reserveCapacity(7)
+        // One clock read per batch: its requests leave in the same write.
+        let now = ContinuousClock.now
+        let deadline = now + settings.requestTimeout
+        for request in requests {
+            var authorization: String?
+            if let tokens = settings.tokens {
+                do {
+                    // One look at the token source per batch, not per request.
+                    if batchBearer == nil { batchBearer = try tokens.token() }
+                    request.bearerToken = batchBearer
+                    authorization = tokens.authorization(for: batchBearer!)
+                } catch {
+                    settings.logger.error("cannot sign a provider token", metadata: ["error": "\(error)"])
+                    request.attempts += 1
+                    ended.append((request, .lost))
+                    continue
+                }
+            }
+            // One header array for the whole batch: the submitted request lets go of it before the
+            // next one is built, so emptying it keeps its storage.
+            headers.removeAll(keepingCapacity: true)
+            APNSRequestHeaders.forEachRegularHeader(
+                of: request.notification, authorization: authorization, firstOnConnection: !sentOnThisConnection
+            ) { name, value, indexing in
+                headers.append(HTTP2Header(name, value, neverIndex: indexing == .never))
+            }
+            sentOnThisConnection = true
+            request.attempts += 1
+            request.sentAt = now
+            if request.firstSentAt == nil { request.firstSentAt = now }
+            do {
+                let http2Request = HTTP2Request(
+                    method: "POST", scheme: "https", authority: authority, path: request.notification.path,
+                    indexPath: false, headers: headers, body: request.body)
+                let streamID = try handler.submit(http2Request, tag: request)
+                sent.append(streamID: streamID, deadline: deadline)
+            } catch {
+                // Not sent (the connection is going away): it goes again elsewhere.
+                ended.append((request, error.isUnprocessed ? .unprocessed : .lost))
+            }
+        }
+        reportEnded()
+    }
+
+    /// Reports the streams that ended since the last call, in one event. The batch is taken out
+    /// first (the pool may hand this connection new requests during the call, whose failures
+    /// start a new batch); the pool keeps nothing of it, so its storage is reused afterwards.
+    private func reportEnded() {
+        guard !ended.isEmpty else { return }
+        var batch: [(request: PendingRequest, end: StreamEnd)] = []
+        swap(&batch, &ended)
+        report(slot, .streamsEnded(batch))
+        if ended.isEmpty {
+            batch.removeAll(keepingCapacity: true)
+            swap(&batch, &ended)
+        }
+    }
+
+    /// Every 50 ms, resets the streams whose request deadline passed (RST_STREAM CANCEL frees the
+    /// slot at once; the outcome is `timeout`). One timer per connection instead of one per
+    /// request keeps the event loop's timer heap small at thousands of requests per second.
+    private func startSweeping() {
+        sweepTask?.cancel()
+        sweepTask = eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(50), delay: .milliseconds(50)) { [weak self] _ in
+            guard let self, let handler = self.handler else { return }
+            for streamID in self.sent.expired(now: .now, isOpen: handler.isOpen(streamID:)) {
+                handler.cancel(streamID: streamID)
+            }
+        }
+    }
+
+    // MARK: HTTP2ClientDelegate
+
+    func http2Client(_ client: HTTP2ClientHandler, completed tag: AnyObject, result: Result<HTTP2Response, HTTP2StreamError>) {
+        let request = unsafeDowncast(tag, to: PendingRequest.self)
+        switch result {
+        case .success(let http2Response):
+            var body: [UInt8] = []
+            if let buffer = http2Response.body { body = Array(buffer.readableBytesView) }
+            let response = APNSResponse(
+                status: http2Response.status,
+                apnsID: http2Response.headers.first(named: "apns-id"),
+                apnsUniqueID: http2Response.headers.first(named: "apns-unique-id"),
+                body: body)
+            let latency = ContinuousClock.now - (request.sentAt ?? request.created)
+            settings.metrics.response(status: response.status, reason: response.reason?.rawValue, latencyNanoseconds: latency.nanoseconds)
+            ended.append((request, .response(response)))
+        case .failure(let error):
+            if case .cancelled = error.kind {
+                // Only the deadline sweep cancels streams.
+                ended.append((request, .timedOut))
+            } else {
+                ended.append((request, error.isUnprocessed ? .unprocessed : .lost))
+            }
+        }
+    }
+
+    func http2ClientStreamsFinished(_ client: HTTP2ClientHandler) {
+        reportEnded()
+    }
+
+    func http2Client(_ client: HTTP2ClientHandler, peerMaxConcurrentStreamsChanged value: Int) {
+        report(slot, .peerLimitChanged(value))
+    }
+
+    func http2Client(_ client: HTTP2ClientHandler, goAwayReceived goAway: HTTP2GoAway) {
+        settings.logger.info(
+            "APNs sent GOAWAY", metadata: ["slot": "\(slot)", "last_stream_id": "\(goAway.lastStreamID)", "debug": "\(goAway.debugText)"])
+        reportEnded()
+        report(slot, .goAway)
+    }
+
+    func http2ClientClosed(_ client: HTTP2ClientHandler) {
+        reportEnded()
+        sent.removeAll()
+        channel = nil
+        handler = nil
+        stopPinging()
+        report(slot, .closed)
+    }
+
+    // MARK: Health
+
+    private func startPinging() {
+        stopPinging(sweeping: false)
+        let interval = TimeAmount(settings.pingInterval)
+        let timeout = TimeAmount(settings.pingTimeout)
+        pingTask = eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { [weak self] _ in
+            guard let self, let handler = self.handler, self.pingDeadline == nil else { return }
+            self.pingDeadline = self.eventLoop.scheduleTask(in: timeout) { [weak self] in
+                guard let self else { return }
+                self.pingDeadline = nil
+                self.settings.logger.warning("APNs PING unanswered: replacing the connection", metadata: ["slot": "\(self.slot)"])
+                self.report(self.slot, .pingLost)
+            }
+            handler.ping().whenComplete { [weak self] _ in
+                self?.pingDeadline?.cancel()
+                self?.pingDeadline = nil
+            }
+        }
+    }
+
+    private func stopPinging(sweeping: Bool = true) {
+        if sweeping {
+            sweepTask?.cancel()
+            sweepTask = nil
+        }
+        pingTask?.cancel()
+        pingTask = nil
+        pingDeadline?.cancel()
+        pingDeadline = nil
+    }
+}
+
+/// What a pooled connection reports to its pool.
+enum ConnectionEvent: Sendable {
+    case connectFailed
+    /// TLS is up; the server's SETTINGS_MAX_CONCURRENT_STREAMS if it came already.
+    case connected(peerLimit: Int?)
+    case peerLimitChanged(Int)
+    case goAway
+    case pingLost
+    case closed
+    case backoffElapsed
+    /// The streams that ended in one event-loop batch, in order.
+    case streamsEnded([(request: PendingRequest, end: StreamEnd)])
+    /// Requests the pool assigned here that could not start.
+    case notStarted([PendingRequest], connectionUnusable: Bool)
+}
+
+/// The tail of a pooled connection's pipeline: turns TLS and error events into calls on the slot.
+final class ConnectionEvents: ChannelInboundHandler {
+    typealias InboundIn = Never
+    private let connection: PooledConnection
+
+    init(connection: PooledConnection) {
+        self.connection = connection
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .handshakeCompleted? = event as? TLSUserEvent {
+            connection.handshakeCompleted()
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        connection.connectionError(error)
+    }
+}
+
+@available(*, unavailable)
+extension ConnectionEvents: Sendable {}
+
+extension TimeAmount {
+    init(_ duration: Duration) {
+        self = .nanoseconds(duration.nanoseconds)
+    }
+}

@@ -1,0 +1,81 @@
+import PushlineAPNSCore
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What every connection of one mock server shares: configuration, credentials, the device rule,
+/// stats, the recorder and the outage window. Immutable after start but for the thread-safe
+/// stats, recorder and outage window.
+final class MockShared: Sendable {
+    let configuration: MockConfiguration
+    let verifier: MockTokenVerifier
+    let unregistered: UnregisteredRule
+    let stats: MockStats
+    let recorder: RequestRecorder?
+    /// apns-id values for requests that came without one (APNs makes one up too).
+    let ids = APNSIDGenerator()
+    private let connectionCounter = Atomic<Int>(0)
+    /// The timed outage, shared by every connection (they live on different loops); nil = none.
+    private let outage: Mutex<MockOutage?>
+    private let outageConfigured: Bool
+    /// Set once the outage is over, so later requests skip the lock.
+    private let outageOver = Atomic<Bool>(false)
+    private let outageReason: APNSReason
+
+    init(configuration: MockConfiguration, stats: MockStats) throws {
+        self.configuration = configuration
+        self.verifier = try MockTokenVerifier(configuration.authKeys)
+        self.unregistered = UnregisteredRule(
+            listed: configuration.unregisteredTokens,
+            fraction: configuration.unregisteredFraction
+        )
+        self.stats = stats
+        self.recorder = try configuration.recordFile.map(RequestRecorder.init(path:))
+        let outage = MockOutage(configuration)
+        self.outageConfigured = outage != nil
+        self.outage = Mutex(outage)
+        self.outageReason = APNSReason(rawValue: configuration.outageReason)
+    }
+
+    /// The timed outage's answer to a request arriving now, or nil when it is answered normally
+    /// (no outage configured, not started yet, or over). Every call counts toward the start.
+    func outageAnswer() -> (status: Int, reason: APNSReason)? {
+        guard outageConfigured, !outageOver.load(ordering: .relaxed) else { return nil }
+        let now = ContinuousClock.now
+        let (answer, opened, over) = outage.withLock { outage in
+            let waiting = outage?.startedAt == nil
+            let answer = outage?.answer(now: now)
+            return (answer, waiting && outage?.startedAt != nil, outage?.phase(at: now) == .over)
+        }
+        if over { outageOver.store(true, ordering: .relaxed) }
+        if opened {
+            let wall = Self.unixSeconds()
+            stats.outageStarted(at: wall, endsAt: wall + configuration.outageSeconds)
+        }
+        return answer.map { (status: $0.status, reason: outageReason) }
+    }
+
+    private static func unixSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
+    func nextConnectionID() -> Int {
+        connectionCounter.wrappingAdd(1, ordering: .relaxed).newValue
+    }
+
+    /// Whether `topic` may be pushed to under the `--topic` list (any when the list is empty).
+    func topicAllowed(_ topic: String) -> Bool {
+        let topics = configuration.topics
+        if topics.isEmpty || topics.contains(topic) { return true }
+        return APNSPushType.allCases.contains { type in
+            !type.topicSuffix.isEmpty && topic.hasSuffix(type.topicSuffix)
+                && topics.contains(String(topic.dropLast(type.topicSuffix.count)))
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import PushlineAPNSCore
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `--record FILE`: one JSON line per request, buffered and appended in large writes so recording
+/// does not slow the mock down.
+final class RequestRecorder: Sendable {
+    private let fd: Int32
+    private let buffer = Mutex<[UInt8]>([])
+    private static let flushThreshold = 256 * 1024
+
+    init(path: String) throws {
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0o644)
+        guard fd >= 0 else {
+            throw FileSystem.Failure(description: "cannot open '\(path)' for recording: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    struct Entry {
+        var connection: Int
+        var stream: Int32
+        var token: String
+        var headers: [(String, String)]
+        var payloadBytes: Int
+        var status: Int
+        var reason: String?
+    }
+
+    func record(_ entry: Entry) {
+        var line = "{\"connection\":\(entry.connection),\"stream\":\(entry.stream),\"token\":\(Self.quoted(entry.token)),"
+        line += "\"headers\":{"
+        line += entry.headers.map { "\(Self.quoted($0.0)):\(Self.quoted($0.1))" }.joined(separator: ",")
+        line += "},\"payload_bytes\":\(entry.payloadBytes),\"status\":\(entry.status),\"reason\":"
+        line += entry.reason.map(Self.quoted) ?? "null"
+        line += "}\n"
+        let pending: [UInt8]? = buffer.withLock { buffer in
+            buffer.append(contentsOf: line.utf8)
+            guard buffer.count >= Self.flushThreshold else { return nil }
+            defer { buffer.removeAll(keepingCapacity: true) }
+            return buffer
+        }
+        if let pending { append(pending) }
+    }
+
+    func flush() {
+        let pending = buffer.withLock { buffer in
+            defer { buffer.removeAll(keepingCapacity: true) }
+            return buffer
+        }
+        if !pending.isEmpty { append(pending) }
+    }
+
+    private func append(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                offset += n
+            }
+        }
+    }
+
+    static func quoted(_ text: String) -> String {
+        JSONString.quoted(text)
+    }
+
+    deinit {
+        flush()
+        close(fd)
+    }
+}

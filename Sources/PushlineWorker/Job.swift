@@ -1,0 +1,43 @@
+import PushlineAPNSCore
+
+/// One validated send job: a notification to one or many device tokens.
+///
+/// `payload` holds the job's payload bytes exactly as they appeared in the record.
+public struct Job: Sendable, Hashable {
+    public var id: String
+    public var tokens: [String]
+    public var app: String
+    public var topic: String
+    public var pushType: APNSPushType
+    public var priority: APNSPriority
+    /// `apns-expiration`, unix seconds.
+    public var expiration: Int64?
+    public var collapseID: String?
+    public var payload: [UInt8]
+    /// Not sent, nor retried, after this (unix milliseconds).
+    public var deadlineMilliseconds: Int64?
+
+    public init(
+        id: String,
+        tokens: [String],
+        app: String,
+        topic: String,
+        pushType: APNSPushType,
+        priority: APNSPriority,
+        expiration: Int64? = nil,
+        collapseID: String? = nil,
+        payload: [UInt8],
+        deadlineMilliseconds: Int64? = nil
+    ) {
+        self.id = id
+        self.tokens = tokens
+        self.app = app
+        self.topic = topic
+        self.pushType = pushType
+        self.priority = priority
+        self.expiration = expiration
+        self.collapseID = collapseID
+        self.payload = payload
+        self.deadlineMilliseconds = deadlineMilliseconds
+    }
+}

@@ -1,0 +1,198 @@
+import PushlineAPNSCore
+
+/// Turns a job record's bytes into a `Job`, or a `JobRejection` saying exactly what is wrong.
+///
+/// Runs once per record on the hot path, so it scans the JSON once (no tree, no Foundation) and
+/// copies the payload's bytes as they stand in the record: keys keep their order, `\/` stays
+/// `\/`, numbers keep their spelling. Unknown fields are ignored so senders can add their own.
+public struct JobDecoder: Sendable {
+    /// App profile name -> bundle id, from the configuration.
+    public var bundleIDs: [String: String]
+    /// Records larger than this are rejected before parsing.
+    public var maxRecordBytes: Int
+    /// The most tokens one job may carry.
+    public var maxTokens: Int
+
+    public init(bundleIDs: [String: String], maxRecordBytes: Int = 1_000_000, maxTokens: Int = 10_000) {
+        self.bundleIDs = bundleIDs
+        self.maxRecordBytes = maxRecordBytes
+        self.maxTokens = maxTokens
+    }
+
+    public func decode(_ record: [UInt8]) -> Result<Job, JobRejection> {
+        guard record.count <= maxRecordBytes else {
+            return .failure(JobRejection(.recordTooLarge, "\(record.count) bytes, limit \(maxRecordBytes)"))
+        }
+        return record.withUnsafeBufferPointer { buffer in
+            do {
+                return .success(try decode(buffer))
+            } catch let rejection as JobRejection {
+                return .failure(rejection)
+            } catch {
+                return .failure(JobRejection(.invalidJSON, "\(error)"))
+            }
+        }
+    }
+
+    private func decode(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Job {
+        let members: [(key: String, value: JSONScanner.Value)]
+        do {
+            members = try JSONScanner.members(bytes)
+        } catch {
+            // Valid JSON of another type is "not an object"; anything else is "invalid JSON".
+            if (try? JSONScanner.validate(bytes)) != nil {
+                throw JobRejection(.notAnObject, "the record is JSON but not an object")
+            }
+            throw JobRejection(.invalidJSON, error.description)
+        }
+
+        let fields = try JobFields(members)
+
+        func string(_ name: String) throws -> String? {
+            guard let value = fields[name], value.kind != .null else { return nil }
+            guard value.kind == .string else { throw JobRejection(.invalidField, "\(name): not a string") }
+            return try JSONScanner.string(bytes, value)
+        }
+        func integer(_ name: String) throws -> Int64? {
+            guard let value = fields[name], value.kind != .null else { return nil }
+            guard let number = JSONScanner.integer(bytes, value) else {
+                throw JobRejection(.invalidField, "\(name): not an integer")
+            }
+            return number
+        }
+
+        guard let id = try string("id") else { throw JobRejection(.missingField, "id") }
+        guard (1...128).contains(id.utf8.count) else {
+            throw JobRejection(.invalidField, "id: length \(id.utf8.count), must be 1..128")
+        }
+        do {
+            return try decodeRest(id: id, bytes: bytes, fields: fields, string: string, integer: integer)
+        } catch var rejection as JobRejection {
+            rejection.jobID = id
+            throw rejection
+        }
+    }
+
+    private func decodeRest(
+        id: String,
+        bytes: UnsafeBufferPointer<UInt8>,
+        fields: JobFields,
+        string: (String) throws -> String?,
+        integer: (String) throws -> Int64?
+    ) throws -> Job {
+        let tokens = try decodeTokens(bytes, fields)
+
+        let app = try string("app") ?? "default"
+        guard let bundleID = bundleIDs[app] else {
+            throw JobRejection(.unknownApp, "'\(app)' is not in the configuration's apps")
+        }
+
+        var pushType = APNSPushType.alert
+        if let raw = try string("push_type") {
+            guard let parsed = APNSPushType(rawValue: raw) else {
+                throw JobRejection(.invalidField, "push_type: '\(raw)' is not an APNs push type")
+            }
+            pushType = parsed
+        }
+
+        var priority = pushType.defaultPriority
+        if let raw = try integer("priority") {
+            guard let parsed = APNSPriority(rawValue: Int(clamping: raw)) else {
+                throw JobRejection(.invalidField, "priority: \(raw), must be 10, 5 or 1")
+            }
+            priority = parsed
+        }
+
+        let expiration = try integer("expiration")
+        if let expiration, expiration < 0 {
+            throw JobRejection(.invalidField, "expiration: \(expiration), must be unix seconds >= 0")
+        }
+
+        let collapseID = try string("collapse_id")
+        if let collapseID, collapseID.utf8.count > 64 {
+            throw JobRejection(.invalidField, "collapse_id: \(collapseID.utf8.count) bytes, at most 64")
+        }
+
+        let topic = try string("topic") ?? pushType.defaultTopic(bundleID: bundleID)
+        guard !topic.isEmpty else { throw JobRejection(.invalidField, "topic: empty") }
+
+        guard let payloadValue = fields["payload"], payloadValue.kind != .null else {
+            throw JobRejection(.missingField, "payload")
+        }
+        guard payloadValue.kind == .object else {
+            throw JobRejection(.invalidField, "payload: not a JSON object")
+        }
+        let payloadBytes = payloadValue.range.count
+        guard payloadBytes <= pushType.maxPayloadBytes else {
+            throw JobRejection(
+                .payloadTooLarge,
+                "payload is \(payloadBytes) bytes, limit \(pushType.maxPayloadBytes) for \(pushType.rawValue)"
+            )
+        }
+        let payload = Array(bytes[payloadValue.range])
+
+        var deadline: Int64?
+        if let raw = try string("deadline") {
+            guard let parsed = RFC3339.milliseconds(raw) else {
+                throw JobRejection(.invalidField, "deadline: '\(raw)' is not an RFC 3339 time")
+            }
+            deadline = parsed
+        }
+
+        return Job(
+            id: id, tokens: tokens, app: app, topic: topic, pushType: pushType, priority: priority,
+            expiration: expiration, collapseID: collapseID, payload: payload, deadlineMilliseconds: deadline
+        )
+    }
+
+    private func decodeTokens(_ bytes: UnsafeBufferPointer<UInt8>, _ fields: JobFields) throws -> [String] {
+        let single = fields["token"].flatMap { $0.kind == .null ? nil : $0 }
+        let many = fields["tokens"].flatMap { $0.kind == .null ? nil : $0 }
+        switch (single, many) {
+        case (nil, nil):
+            throw JobRejection(.missingField, "token or tokens")
+        case (.some, .some):
+            throw JobRejection(.invalidField, "token and tokens: give one of them, not both")
+        case (let value?, nil):
+            guard value.kind == .string else { throw JobRejection(.invalidField, "token: not a string") }
+            if let token = Self.plainHexToken(bytes, value) { return [token] }
+            let token = try JSONScanner.string(bytes, value)
+            guard DeviceToken.isValid(token) else {
+                throw JobRejection(.invalidField, "token: '\(DeviceToken.redacted(token))' is not even-length hex")
+            }
+            return [token]
+        case (nil, let value?):
+            guard value.kind == .array else { throw JobRejection(.invalidField, "tokens: not an array") }
+            let elements = try JSONScanner.elements(bytes, of: value)
+            guard (1...maxTokens).contains(elements.count) else {
+                throw JobRejection(.invalidField, "tokens: \(elements.count) tokens, must be 1..\(maxTokens)")
+            }
+            var tokens: [String] = []
+            tokens.reserveCapacity(elements.count)
+            for (index, element) in elements.enumerated() {
+                guard element.kind == .string else {
+                    throw JobRejection(.invalidField, "tokens[\(index)]: not a string")
+                }
+                if let token = Self.plainHexToken(bytes, element) {
+                    tokens.append(token)
+                    continue
+                }
+                let token = try JSONScanner.string(bytes, element)
+                guard DeviceToken.isValid(token) else {
+                    throw JobRejection(.invalidField, "tokens[\(index)]: '\(DeviceToken.redacted(token))' is not even-length hex")
+                }
+                tokens.append(token)
+            }
+            return tokens
+        }
+    }
+
+    /// A token written as plain hex between its quotes (the usual case), checked on the record's
+    /// bytes and copied once; nil for anything else (escapes, bad characters), which then takes
+    /// the general path and its error message.
+    private static func plainHexToken(_ bytes: UnsafeBufferPointer<UInt8>, _ value: JSONScanner.Value) -> String? {
+        let body = UnsafeBufferPointer(rebasing: bytes[(value.range.lowerBound + 1)..<(value.range.upperBound - 1)])
+        guard DeviceToken.isValid(utf8: body) else { return nil }
+        return String(decoding: body, as: UTF8.self)
+    }
+}

@@ -1,0 +1,213 @@
+import PushlineAPNS
+import PushlineAPNSCore
+import PushlineKafka
+import Logging
+import Synchronization
+
+/// The worker's hot path: one job record in, one APNs request per token, one result record per
+/// token out, and the record's offset completed once every result is acknowledged by Kafka.
+///
+/// Called from the consumer loop (`handle`) and from APNs and producer callbacks on their own
+/// threads; its shared state is atomics and the in-flight gate.
+final class JobPipeline: Sendable {
+    struct Topics: Sendable {
+        var results: String
+        var invalidations: String?
+        var deadLetter: String
+    }
+
+    private let decoder: JobDecoder
+    private let clients: [String: APNSClient]
+    /// Each configured app's metrics, resolved once (the decoder accepts only configured apps).
+    private let appMetrics: [String: WorkerMetrics.AppMetrics]
+    private let publisher: ResultPublisher
+    private let topics: Topics
+    private let invalidateOn: Set<String>
+    private let complete: @Sendable (RecordID) -> Void
+    let gate: InflightGate
+    private let metrics: WorkerMetrics
+    private let ids = APNSIDGenerator()
+    private let logger: Logger
+    private let wallClockMilliseconds: @Sendable () -> Int64
+    private let active = AtomicCounter()
+
+    /// Jobs handed to the pipeline whose results are not all acknowledged yet.
+    var activeJobs: Int { active.value }
+
+    init(
+        decoder: JobDecoder,
+        clients: [String: APNSClient],
+        publisher: ResultPublisher,
+        topics: Topics,
+        invalidateOn: [String],
+        gate: InflightGate,
+        metrics: WorkerMetrics,
+        logger: Logger,
+        wallClockMilliseconds: @escaping @Sendable () -> Int64 = WallClock.milliseconds,
+        complete: @escaping @Sendable (RecordID) -> Void
+    ) {
+        self.decoder = decoder
+        self.clients = clients
+        self.appMetrics = Dictionary(uniqueKeysWithValues: clients.keys.map { ($0, metrics.app($0)) })
+        self.publisher = publisher
+        self.topics = topics
+        var reasons = Set(invalidateOn)
+        // ExpiredToken is the same 410 case as Unregistered.
+        if reasons.contains("Unregistered") { reasons.insert("ExpiredToken") }
+        self.invalidateOn = reasons
+        self.gate = gate
+        self.metrics = metrics
+        self.logger = logger
+        self.wallClockMilliseconds = wallClockMilliseconds
+        let active = self.active
+        self.complete = { id in
+            complete(id)
+            active.add(-1)
+        }
+    }
+
+    /// Decodes one record and starts its work. Never throws: a bad record becomes a rejection.
+    func handle(_ record: KafkaRecord) {
+        active.add(1)
+        let source = RecordSource(topic: record.topic, partition: record.partition, offset: record.offset)
+        switch decoder.decode(record.value) {
+        case .failure(let rejection):
+            reject(record, source: source, rejection: rejection)
+        case .success(let job):
+            send(job, id: record.id, source: source, received: .now)
+        }
+    }
+
+    // MARK: Rejected jobs
+
+    private func reject(_ record: KafkaRecord, source: RecordSource, rejection: JobRejection) {
+        metrics.rejected(code: rejection.code.rawValue)
+        logger.notice(
+            "job rejected", metadata: ["source": "\(record.id)", "error": "\(rejection)", "job_id": "\(rejection.jobID ?? "-")"])
+        let error = rejection.description
+        let result = ResultRecord.rejected(.init(jobID: rejection.jobID, error: error, source: source))
+        let id = record.id
+        let countdown = Countdown(2) { [complete] in complete(id) }
+        publisher.publish(
+            .init(topic: topics.results, key: result.key.map { Array($0.utf8) }, value: result.encoded()),
+            acknowledged: countdown.countDown)
+        var headers = record.headers
+        headers.append(KafkaHeader(key: "pushline-error", value: Array(error.utf8)))
+        headers.append(KafkaHeader(key: "pushline-source", value: Array("\(source.topic)/\(source.partition)/\(source.offset)".utf8)))
+        publisher.publish(
+            .init(topic: topics.deadLetter, key: record.key, value: record.value, headers: headers, isDeadLetter: true),
+            acknowledged: countdown.countDown)
+    }
+
+    // MARK: Jobs
+
+    private func send(_ job: Job, id: RecordID, source: RecordSource, received: ContinuousClock.Instant) {
+        let tokens = job.tokens
+        gate.add(tokens.count)
+        let progress = JobProgress(tokens: tokens.count, gate: gate) { [complete, metrics] in
+            metrics.jobCompleted()
+            complete(id)
+        }
+        // Every delivery record of the job has the job id as its key, and the same job id, app and
+        // source in its value: made once for all of them.
+        let key = Array(job.id.utf8)
+        let template = DeliveryRecordTemplate(jobID: job.id, app: job.app, source: source)
+        let appMetrics = self.appMetrics[job.app] ?? metrics.app(job.app)
+        guard let client = clients[job.app] else {
+            // The decoder only accepts configured apps; this cannot happen unless they diverge.
+            preconditionFailure("job \(job.id) names app '\(job.app)' with no APNs client")
+        }
+
+        let options = sendOptions(for: job)
+        if let deadline = options.deadline, deadline <= .now {
+            for token in tokens {
+                finish(job, token: token, apnsID: nil, outcome: APNSOutcome(noResponse: .expired, attempts: 0, latencyMilliseconds: 0),
+                    received: received, key: key, template: template, appMetrics: appMetrics, progress: progress)
+            }
+            return
+        }
+
+        var notifications: [APNSNotification] = []
+        notifications.reserveCapacity(tokens.count)
+        for token in tokens {
+            notifications.append(
+                APNSNotification(
+                    deviceToken: token, topic: job.topic, pushType: job.pushType, priority: job.priority,
+                    expiration: job.expiration, collapseID: job.collapseID, apnsID: ids.next(), payload: job.payload))
+        }
+        let sent = notifications
+        client.send(sent, options: options) { [self] index, outcome in
+            // The two fields, not a copy of the whole notification (every field retained).
+            finish(job, token: sent[index].deviceToken, apnsID: sent[index].apnsID, outcome: outcome,
+                received: received, key: key, template: template, appMetrics: appMetrics, progress: progress)
+        }
+    }
+
+    /// The job's deadline and the last moment a retry may start, as monotonic instants.
+    private func sendOptions(for job: Job) -> APNSSendOptions {
+        guard job.deadlineMilliseconds != nil || job.expiration != nil else { return APNSSendOptions() }
+        let nowWall = wallClockMilliseconds()
+        let nowMono = ContinuousClock.now
+        func instant(_ wallMilliseconds: Int64) -> ContinuousClock.Instant {
+            nowMono.advanced(by: .milliseconds(wallMilliseconds - nowWall))
+        }
+        let deadline = job.deadlineMilliseconds.map(instant)
+        var retryUntil = deadline
+        if let expiration = job.expiration {
+            // apns-expiration 0 means "now or never": no retries.
+            let expires = expiration == 0 ? nowMono : instant(expiration * 1000)
+            retryUntil = retryUntil.map { min($0, expires) } ?? expires
+        }
+        return APNSSendOptions(deadline: deadline, retryUntil: retryUntil)
+    }
+
+    /// A token's final outcome: publish its records; the token leaves the in-flight count when
+    /// Kafka has them all.
+    private func finish(
+        _ job: Job, token: String, apnsID: String?, outcome: APNSOutcome, received: ContinuousClock.Instant,
+        key: [UInt8], template: DeliveryRecordTemplate, appMetrics: WorkerMetrics.AppMetrics, progress: JobProgress
+    ) {
+        if outcome.noResponse == .shutdown {
+            // The pool shut down before a final answer: nothing is published, and the job stays
+            // uncommitted (the consumer closed before the pools), so the group's next owner sends
+            // it again. The token leaves the in-flight count all the same.
+            progress.tokenAbandoned()
+            return
+        }
+        let reason = outcome.reasonString
+        let value = template.encode(
+            token: token, status: outcome.status, reason: reason, apnsID: outcome.response?.apnsID ?? apnsID,
+            timestamp: outcome.response?.timestamp, attempts: outcome.attempts,
+            latencyMilliseconds: outcome.latencyMilliseconds, heldMilliseconds: outcome.heldMilliseconds)
+        let record = ResultPublisher.Outgoing(topic: topics.results, key: key, value: value)
+        var extra: [ResultPublisher.Outgoing] = []
+        if outcome.status == 410, let reason, invalidateOn.contains(reason) {
+            let reported = reason == "ExpiredToken" && invalidateOn.contains("Unregistered") ? "Unregistered" : reason
+            let invalidated = ResultRecord.tokenInvalidated(
+                .init(
+                    token: token, app: job.app, topic: job.topic, reason: reported,
+                    invalidSince: outcome.response?.timestamp, jobID: job.id))
+            let value = invalidated.encoded()
+            extra.append(.init(topic: topics.results, key: Array(token.utf8), value: value))
+            if let invalidations = topics.invalidations {
+                extra.append(.init(topic: invalidations, key: Array(token.utf8), value: value))
+            }
+            metrics.invalidation(app: job.app, reason: reported)
+        }
+        let elapsed = ContinuousClock.now - received
+        metrics.notification(
+            appMetrics, status: outcome.status, reason: reason, attempts: outcome.attempts,
+            endToEndNanoseconds: elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+
+        // The token is done when Kafka has all its records: the usual one, or with an invalidation.
+        if extra.isEmpty {
+            publisher.publish(record, acknowledged: progress.tokenAcknowledged)
+        } else {
+            let tokenDone = Countdown(1 + extra.count, done: progress.tokenAcknowledged)
+            publisher.publish(record, acknowledged: tokenDone.countDown)
+            for record in extra {
+                publisher.publish(record, acknowledged: tokenDone.countDown)
+            }
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import PushlineAPNS
+import Metrics
+import Synchronization
+
+/// The worker's metrics (names in docs/operations.md). Label sets are cached so that recording a
+/// result costs at most a dictionary look-up and an atomic add (a delivered one, no look-up).
+final class WorkerMetrics: Sendable {
+    private struct NotificationKey: Hashable {
+        var app: String
+        var status: Int
+        var reason: String
+    }
+
+    private let notifications = Mutex<[NotificationKey: Counter]>([:])
+    private let invalidations = Mutex<[String: Counter]>([:])
+    private let rejects = Mutex<[String: Counter]>([:])
+    private let jobsCompleted = Counter(label: "pushline_jobs_total", dimensions: [("outcome", "completed")])
+    private let jobsRejected = Counter(label: "pushline_jobs_total", dimensions: [("outcome", "rejected")])
+    private let retries = Counter(label: "pushline_produce_retries_total")
+    let inflight = Gauge(label: "pushline_inflight_notifications")
+    let pausedPartitions = Gauge(label: "pushline_paused_partitions")
+    let producerQueueDepth = Gauge(label: "pushline_producer_queue_depth")
+
+    init() {}
+
+    /// One app's per-notification metrics, made once per app: a job looks them up once and its
+    /// tokens record through them, the common outcome (200) without any look-up.
+    final class AppMetrics: Sendable {
+        let app: String
+        fileprivate let delivered: Counter
+        fileprivate let endToEnd: Timer
+        fileprivate let apnsRetries: Counter
+
+        fileprivate init(app: String) {
+            self.app = app
+            delivered = Counter(label: "pushline_notifications_total", dimensions: [("app", app), ("status", "200"), ("reason", "")])
+            endToEnd = Timer(label: "pushline_end_to_end_latency_seconds", dimensions: [("app", app)], preferredDisplayUnit: .seconds)
+            apnsRetries = Counter(label: "pushline_retries_total", dimensions: [("app", app), ("kind", "apns")])
+        }
+    }
+
+    private let apps = Mutex<[String: AppMetrics]>([:])
+
+    func app(_ name: String) -> AppMetrics {
+        apps.withLock { cache in
+            if let metrics = cache[name] { return metrics }
+            let metrics = AppMetrics(app: name)
+            cache[name] = metrics
+            return metrics
+        }
+    }
+
+    func notification(_ app: AppMetrics, status: Int, reason: String?, attempts: Int, endToEndNanoseconds: Int64) {
+        if status == 200 && reason == nil {
+            app.delivered.increment()
+        } else {
+            let key = NotificationKey(app: app.app, status: status, reason: reason ?? "")
+            let counter = notifications.withLock { cache in
+                if let counter = cache[key] { return counter }
+                let counter = Counter(
+                    label: "pushline_notifications_total",
+                    dimensions: [("app", app.app), ("status", String(status)), ("reason", key.reason)])
+                cache[key] = counter
+                return counter
+            }
+            counter.increment()
+        }
+        if attempts > 1 {
+            app.apnsRetries.increment(by: attempts - 1)
+        }
+        app.endToEnd.recordNanoseconds(endToEndNanoseconds)
+    }
+
+    func invalidation(app: String, reason: String) {
+        let key = app + "\u{0}" + reason
+        let counter = invalidations.withLock { cache in
+            if let counter = cache[key] { return counter }
+            let counter = Counter(label: "pushline_invalidations_total", dimensions: [("app", app), ("reason", reason)])
+            cache[key] = counter
+            return counter
+        }
+        counter.increment()
+    }
+
+    func rejected(code: String) {
+        let counter = rejects.withLock { cache in
+            if let counter = cache[code] { return counter }
+            let counter = Counter(label: "pushline_rejected_jobs_total", dimensions: [("code", code)])
+            cache[code] = counter
+            return counter
+        }
+        counter.increment()
+        jobsRejected.increment()
+    }
+
+    private let gauges = Mutex<[String: Gauge]>([:])
+
+    private func gauge(_ label: String, _ dimensions: [(String, String)]) -> Gauge {
+        let key = label + dimensions.map { "|\($0.0)=\($0.1)" }.joined()
+        return gauges.withLock { cache in
+            if let gauge = cache[key] { return gauge }
+            let gauge = Gauge(label: label, dimensions: dimensions)
+            cache[key] = gauge
+            return gauge
+        }
+    }
+
+    /// Samples the pools: connections by state, stream limit and open streams per connection,
+    /// queue depth. Called once a second.
+    func observe(app: String, status: APNSClient.Status) {
+        var byState: [String: Int] = ["connecting": 0, "active": 0, "draining": 0, "backing_off": 0]
+        for (index, connection) in status.connections.enumerated() {
+            let state: String
+            switch connection.state {
+            case .connecting: state = "connecting"
+            case .active: state = "active"
+            case .draining: state = "draining"
+            case .backingOff: state = "backing_off"
+            case .shutDown: state = "shut_down"
+            }
+            byState[state, default: 0] += 1
+            gauge("pushline_apns_stream_limit", [("app", app), ("connection", String(index))]).record(connection.limit)
+            gauge("pushline_apns_open_streams", [("app", app), ("connection", String(index))]).record(connection.reservedStreams)
+        }
+        for (state, count) in byState {
+            gauge("pushline_apns_connections", [("app", app), ("state", state)]).record(count)
+        }
+        gauge("pushline_apns_queue_depth", [("app", app)]).record(status.queued)
+    }
+
+    func jobCompleted() {
+        jobsCompleted.increment()
+    }
+
+    func produceRetried() {
+        retries.increment()
+    }
+}

@@ -1,0 +1,327 @@
+import PushlineAPNSCore
+import Testing
+
+@testable import PushlineAPNS
+
+/// The pool's decisions without sockets: events in, actions out, the clock moved by hand.
+@Suite struct PoolStateMachineTests {
+    /// A machine, a clock, and what the connections would do with its actions.
+    struct Driver {
+        var machine: PoolStateMachine
+        var now: ContinuousClock.Instant
+        /// Requests on the wire, by connection.
+        var inFlight: [Int: [PendingRequest]] = [:]
+        var outcomes: [Int: [APNSOutcome]] = [:]
+        var transitions: [AppHealth.Transition] = []
+        var expiredTokens: [String] = []
+        var connectionActions: [(Int, ConnectionLifecycle.Action)] = []
+        var tick: ContinuousClock.Instant?
+        private var nextIndex = 0
+
+        init(
+            connections: Int = 2, limit: Int = 100, tokenAuth: Bool = false,
+            retry: RetryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(100)),
+            health: AppHealth.Thresholds = AppHealth.Thresholds(minimumSystemic: 5, ratio: 0.5)
+        ) {
+            now = .now
+            machine = PoolStateMachine(
+                settings: .init(
+                    connections: connections, configuredCap: 1000, tokenAuth: tokenAuth, retryPolicy: retry, health: health,
+                    seed: 42),
+                now: now)
+            for slot in 0..<connections {
+                apply(machine.connected(slot: slot, peerLimit: limit, now: now))
+            }
+        }
+
+        mutating func apply(_ actions: PoolActions) {
+            for (slot, requests) in actions.sends {
+                for request in requests {
+                    // What the connection does when it submits.
+                    request.attempts += 1
+                    request.bearerToken = "jwt-1"
+                    if request.firstSentAt == nil { request.firstSentAt = now }
+                }
+                inFlight[slot, default: []].append(contentsOf: requests)
+            }
+            for (request, outcome) in actions.finishes {
+                outcomes[request.index, default: []].append(outcome)
+            }
+            transitions += actions.transitions
+            expiredTokens += actions.expiredTokens
+            connectionActions += actions.connections.map { ($0.slot, $0.action) }
+            if let at = actions.tick { tick = at }
+        }
+
+        mutating func submit(_ count: Int, options: APNSSendOptions = APNSSendOptions()) {
+            var requests: [PendingRequest] = []
+            for _ in 0..<count {
+                requests.append(
+                    PendingRequest(
+                        notification: APNSNotification(deviceToken: "00", topic: "t", apnsID: "a", payload: []),
+                        options: options, index: nextIndex, created: now, completion: { _, _ in }))
+                nextIndex += 1
+            }
+            apply(machine.submit(requests, now: now))
+        }
+
+        var inFlightCount: Int { inFlight.values.reduce(0) { $0 + $1.count } }
+
+        /// Every request in flight on every connection ends with `end(request)`.
+        mutating func answerAll(_ end: (PendingRequest) -> StreamEnd) {
+            let batches = inFlight
+            inFlight = [:]
+            for (slot, requests) in batches.sorted(by: { $0.key < $1.key }) {
+                apply(machine.streamsEnded(slot: slot, requests.map { ($0, end($0)) }, now: now))
+            }
+        }
+
+        mutating func answerAll(status: Int, reason: APNSReason? = nil) {
+            answerAll { _ in .response(APNSResponse(status: status, reason: reason)) }
+        }
+
+        /// Moves the clock and delivers the tick the machine asked for, if it is due.
+        mutating func advance(_ duration: Duration) {
+            now = now + duration
+            while let at = tick, at <= now {
+                tick = nil
+                apply(machine.tick(now: now))
+            }
+        }
+
+        var finished: Int { outcomes.count }
+    }
+
+    static let ok = APNSResponse(status: 200)
+
+    // MARK: Routing and connection events
+
+    @Test func sendsWithinEveryConnectionsLimitAndQueuesTheRest() {
+        var driver = Driver(connections: 2, limit: 3)
+        driver.submit(10)
+        #expect(driver.inFlight[0]?.count == 3 && driver.inFlight[1]?.count == 3)
+        #expect(driver.machine.queuedCount == 4)
+        driver.answerAll(status: 200)
+        #expect(driver.finished == 6)
+        #expect(driver.inFlightCount == 4)
+        driver.answerAll(status: 200)
+        #expect(driver.finished == 10)
+        #expect(driver.outcomes.values.allSatisfy { $0.count == 1 && $0[0].status == 200 })
+    }
+
+    @Test func refusedStreamsGoAgainAtOnceWithoutCountingAnAttempt() {
+        var driver = Driver(connections: 1, limit: 2)
+        driver.submit(2)
+        driver.answerAll { _ in .unprocessed }
+        #expect(driver.finished == 0)
+        #expect(driver.inFlightCount == 2, "resent at once")
+        driver.answerAll(status: 200)
+        #expect(driver.outcomes.values.allSatisfy { $0.count == 1 && $0[0].attempts == 1 })
+    }
+
+    @Test func goAwayDrainsTheConnectionAndItsUnprocessedStreamsGoElsewhere() {
+        var driver = Driver(connections: 2, limit: 2)
+        driver.submit(4)
+        driver.apply(driver.machine.goAway(slot: 0, now: driver.now))
+        #expect(driver.machine.lifecycles[0].state == .draining)
+        // One stream at or below last-stream-id is answered; the other was not processed.
+        let onZero = driver.inFlight[0]!
+        driver.inFlight[0] = nil
+        driver.apply(driver.machine.streamsEnded(slot: 0, [(onZero[0], .response(Self.ok)), (onZero[1], .unprocessed)], now: driver.now))
+        #expect(driver.connectionActions.contains { $0.0 == 0 && $0.1 == .close }, "closes after its last stream")
+        driver.answerAll(status: 200)
+        #expect(driver.inFlight[0] == nil)
+        driver.answerAll(status: 200)
+        #expect(driver.finished == 4)
+        #expect(driver.outcomes.values.allSatisfy { $0.count == 1 && $0[0].status == 200 && $0[0].attempts == 1 })
+    }
+
+    @Test func aLostConnectionRetriesItsStreamsAfterBackoffAndReconnects() {
+        var driver = Driver(connections: 1, limit: 5)
+        driver.submit(3)
+        driver.answerAll { _ in .lost }
+        driver.apply(driver.machine.closed(slot: 0, now: driver.now))
+        #expect(driver.connectionActions.contains { if case .scheduleReconnect = $0.1 { true } else { false } })
+        #expect(driver.inFlightCount == 0)
+        driver.apply(driver.machine.backoffElapsed(slot: 0, now: driver.now))
+        driver.apply(driver.machine.connected(slot: 0, peerLimit: 5, now: driver.now))
+        driver.advance(.milliseconds(200))
+        #expect(driver.inFlightCount == 3, "retried after the backoff")
+        driver.answerAll(status: 200)
+        #expect(driver.outcomes.values.allSatisfy { $0[0].status == 200 && $0[0].attempts == 2 })
+    }
+
+    // MARK: Single failures: retried as before
+
+    @Test func aLone503AmongSuccessesIsRetriedOnAnotherConnection() {
+        var driver = Driver(connections: 2, limit: 50)
+        driver.submit(100)
+        var first = true
+        driver.answerAll { request in
+            defer { first = false }
+            return first ? .response(APNSResponse(status: 503, reason: .serviceUnavailable)) : .response(Self.ok)
+        }
+        #expect(!driver.machine.health.isHeld)
+        #expect(driver.finished == 99)
+        driver.advance(.milliseconds(200))
+        #expect(driver.inFlight[1]?.count == 1, "503 prefers another connection")
+        driver.answerAll(status: 200)
+        #expect(driver.finished == 100)
+    }
+
+    @Test func expiredProviderTokenRefreshesOnceThenResends() {
+        var driver = Driver(connections: 1, limit: 10, tokenAuth: true)
+        driver.submit(1)
+        driver.answerAll(status: 403, reason: .expiredProviderToken)
+        #expect(driver.expiredTokens == ["jwt-1"])
+        #expect(driver.inFlightCount == 1, "resent at once")
+        #expect(!driver.machine.health.isHeld)
+        driver.answerAll(status: 200)
+        #expect(driver.outcomes[0]?.first?.status == 200)
+    }
+
+    // MARK: Hold, probe, resume
+
+    @Test func aStormOf403HoldsTheAppProbesWithBackoffAndResumes() {
+        var driver = Driver(connections: 2, limit: 50)
+        driver.submit(100)
+        driver.answerAll(status: 403, reason: .invalidProviderToken)
+        #expect(driver.machine.health.isHeld)
+        #expect(driver.transitions.count == 1)
+        #expect(driver.finished == 0, "nothing is finalized")
+        #expect(driver.inFlightCount == 0)
+
+        // One probe after about a second; it fails; the next waits longer.
+        driver.advance(.milliseconds(500))
+        #expect(driver.inFlightCount == 0)
+        driver.advance(.milliseconds(600))
+        #expect(driver.inFlightCount == 1)
+        driver.answerAll(status: 403, reason: .invalidProviderToken)
+        driver.advance(.milliseconds(900))
+        #expect(driver.inFlightCount == 0, "backoff grows after a failed probe")
+        driver.advance(.seconds(2))
+        #expect(driver.inFlightCount == 1)
+
+        // APNs heals: the probe succeeds, and everything goes at full speed.
+        driver.answerAll(status: 200)
+        #expect(!driver.machine.health.isHeld)
+        #expect(driver.transitions.count == 2)
+        #expect(driver.inFlightCount == 99)
+        driver.answerAll(status: 200)
+        #expect(driver.finished == 100)
+        #expect(driver.outcomes.values.allSatisfy { $0.count == 1 && $0[0].status == 200 })
+        // Held attempts did not count (only the four answered before the hold began did); the
+        // record says how long each waited.
+        #expect(driver.outcomes.values.filter { $0[0].attempts == 1 }.count == 96)
+        #expect(driver.outcomes.values.allSatisfy { $0[0].attempts <= 2 })
+        #expect(driver.outcomes.values.allSatisfy { ($0[0].heldMilliseconds ?? 0) >= 3000 })
+    }
+
+    @Test func a503StormDoesNotSpendRetriesWhileHeld() {
+        var driver = Driver(connections: 1, limit: 100, retry: RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(10)))
+        driver.submit(40)
+        for _ in 0..<20 {
+            driver.answerAll(status: 503, reason: .serviceUnavailable)
+            driver.advance(.seconds(1))
+        }
+        #expect(driver.finished == 0, "retries are not spent in an outage: \(driver.outcomes)")
+        #expect(driver.machine.health.isHeld)
+        driver.advance(.seconds(30))
+        driver.answerAll(status: 200)
+        driver.answerAll(status: 200)
+        #expect(driver.finished == 40)
+        #expect(driver.outcomes.values.allSatisfy { $0[0].status == 200 })
+    }
+
+    @Test func transportFailuresCanHoldTheAppToo() {
+        var driver = Driver(connections: 1, limit: 20)
+        driver.submit(20)
+        driver.answerAll { _ in .timedOut }
+        #expect(driver.machine.health.hold?.reason == "timeout")
+        #expect(driver.finished == 0)
+    }
+
+    @Test func aWrongTopicInOneJobIsFinalWhileTheAppWorks() {
+        var driver = Driver(connections: 1, limit: 200)
+        driver.submit(100)
+        var index = 0
+        driver.answerAll { _ in
+            defer { index += 1 }
+            return index % 25 == 0 ? .response(APNSResponse(status: 400, reason: .topicDisallowed)) : .response(Self.ok)
+        }
+        #expect(!driver.machine.health.isHeld)
+        #expect(driver.finished == 100)
+        let refused = driver.outcomes.values.filter { $0[0].status == 400 }
+        #expect(refused.count == 4)
+        #expect(refused.allSatisfy { $0[0].reasonString == "TopicDisallowed" && $0[0].heldMilliseconds == nil })
+    }
+
+    @Test func aSystemicRefusalWithoutEvidenceOfHealthIsRetriedNotFinalized() {
+        var driver = Driver(connections: 1, limit: 10)
+        driver.submit(2)
+        driver.answerAll(status: 400, reason: .topicDisallowed)
+        #expect(driver.finished == 0, "two refusals and no success: not proof that the job is at fault")
+        #expect(!driver.machine.health.isHeld)
+        driver.advance(.milliseconds(200))
+        #expect(driver.inFlightCount == 2)
+    }
+
+    @Test func aHeldRequestEndsAtItsDeadlineAsExpired() {
+        var driver = Driver(connections: 1, limit: 50)
+        driver.submit(10, options: APNSSendOptions(deadline: driver.now + .seconds(5)))
+        driver.submit(10)
+        driver.answerAll(status: 503, reason: .serviceUnavailable)
+        #expect(driver.machine.health.isHeld)
+        driver.advance(.seconds(6))
+        let expired = driver.outcomes.values.filter { $0[0].reasonString == "expired" }
+        #expect(expired.count == 10)
+        #expect(expired.allSatisfy { $0[0].status == 0 })
+    }
+
+    @Test func aHoldThatOutlastsTheLimitEndsWithTheLastSystemicAnswerAndHeldTime() {
+        var driver = Driver(
+            connections: 1, limit: 50,
+            health: AppHealth.Thresholds(minimumSystemic: 5, ratio: 0.5, holdLimit: .seconds(60)))
+        driver.submit(10)
+        driver.answerAll(status: 403, reason: .invalidProviderToken)
+        for _ in 0..<30 {
+            driver.advance(.seconds(3))
+            driver.answerAll(status: 403, reason: .invalidProviderToken)
+        }
+        #expect(driver.finished == 10)
+        #expect(driver.outcomes.values.allSatisfy {
+            $0.count == 1 && $0[0].status == 403 && $0[0].reasonString == "InvalidProviderToken" && ($0[0].heldMilliseconds ?? 0) >= 60_000
+        })
+    }
+
+    // MARK: Shutdown
+
+    @Test func shutdownFinishesEveryRequestItHoldsIncludingBackoffAndHeld() {
+        var driver = Driver(connections: 2, limit: 5)
+        driver.submit(30)
+        // Some wait out a backoff, some are queued, ten are in flight.
+        driver.answerAll { _ in .lost }
+        #expect(driver.inFlightCount == 10 || driver.machine.waiting > 0)
+        let inFlight = driver.inFlightCount
+        driver.apply(driver.machine.shutDown(now: driver.now))
+        #expect(driver.finished == 30 - inFlight)
+        #expect(driver.outcomes.values.allSatisfy { $0.count == 1 && $0[0].noResponse == .shutdown })
+        // What was in flight ends as its streams fail; nothing is sent again.
+        driver.answerAll { _ in .lost }
+        #expect(driver.finished == 30)
+        #expect(driver.inFlightCount == 0)
+        #expect(driver.outcomes.values.allSatisfy { $0.count == 1 })
+        driver.submit(1)
+        #expect(driver.outcomes[30]?.first?.noResponse == .shutdown)
+    }
+
+    @Test func shutdownDuringAHoldFinishesTheHeldRequests() {
+        var driver = Driver(connections: 1, limit: 50)
+        driver.submit(20)
+        driver.answerAll(status: 503, reason: .serviceUnavailable)
+        #expect(driver.machine.health.isHeld)
+        driver.apply(driver.machine.shutDown(now: driver.now))
+        #expect(driver.finished == 20)
+        #expect(driver.outcomes.values.allSatisfy { $0[0].noResponse == .shutdown })
+    }
+}

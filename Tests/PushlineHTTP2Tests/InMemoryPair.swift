@@ -1,0 +1,104 @@
+import NIOCore
+import NIOEmbedded
+@testable import PushlineHTTP2
+
+/// A client and a server handler on two EmbeddedChannels, with bytes shuttled between them
+/// until both sides are quiet.
+final class InMemoryPair {
+    let client: EmbeddedChannel
+    let server: EmbeddedChannel
+    let clientHandler: HTTP2ClientHandler
+    let serverHandler: HTTP2ServerHandler
+
+    init(
+        server serverConfiguration: HTTP2ServerConfiguration = .init(),
+        client clientConfiguration: HTTP2ClientConfiguration = .init(),
+        delegate: any HTTP2ServerDelegate,
+        clientDelegate: (any HTTP2ClientDelegate)? = nil
+    ) throws {
+        clientHandler = HTTP2ClientHandler(configuration: clientConfiguration, delegate: clientDelegate)
+        serverHandler = HTTP2ServerHandler(configuration: serverConfiguration, delegate: delegate)
+        client = EmbeddedChannel(handler: clientHandler)
+        server = EmbeddedChannel(handler: serverHandler)
+        let address = try SocketAddress(ipAddress: "127.0.0.1", port: 1)
+        try server.connect(to: address).wait()
+        try client.connect(to: address).wait()
+    }
+
+    /// Runs both event loops and moves bytes both ways until nothing moves.
+    func interact() throws {
+        var moved = true
+        while moved {
+            moved = false
+            client.embeddedEventLoop.run()
+            server.embeddedEventLoop.run()
+            while let bytes = try client.readOutbound(as: ByteBuffer.self) {
+                try server.writeInbound(bytes)
+                moved = true
+            }
+            while let bytes = try server.readOutbound(as: ByteBuffer.self) {
+                try client.writeInbound(bytes)
+                moved = true
+            }
+        }
+    }
+
+    func submit(_ request: HTTP2Request) -> (Int32?, EventLoopFuture<HTTP2Response>) {
+        let promise = client.eventLoop.makePromise(of: HTTP2Response.self)
+        let streamID = clientHandler.submit(request, promise: promise)
+        return (streamID, promise.futureResult)
+    }
+}
+
+/// Records requests; answers each at once (echoing path and body) unless `holdResponses`.
+final class RecordingServerDelegate: HTTP2ServerDelegate {
+    var requests: [HTTP2ServerRequest] = []
+    var holdResponses = false
+    var closedStreams: [(Int32, HTTP2ErrorCode)] = []
+    var onRequest: ((HTTP2ServerHandler, HTTP2ServerRequest) -> Void)?
+
+    func http2Server(_ connection: HTTP2ServerHandler, didReceive request: HTTP2ServerRequest) {
+        requests.append(request)
+        if let onRequest {
+            onRequest(connection, request)
+        } else if !holdResponses {
+            connection.respond(to: request.streamID, status: 200,
+                               headers: [HTTP2Header("x-path", request.path), HTTP2Header("apns-id", "abc", neverIndex: true)],
+                               body: request.body)
+        }
+    }
+
+    func http2Server(_ connection: HTTP2ServerHandler, streamClosed streamID: Int32, errorCode: HTTP2ErrorCode) {
+        closedStreams.append((streamID, errorCode))
+    }
+}
+
+/// Records client connection events.
+final class RecordingClientDelegate: HTTP2ClientDelegate {
+    var peerMaxValues: [Int] = []
+    var goAways: [HTTP2GoAway] = []
+    var closed = false
+
+    func http2Client(_ client: HTTP2ClientHandler, peerMaxConcurrentStreamsChanged value: Int) {
+        peerMaxValues.append(value)
+    }
+
+    func http2Client(_ client: HTTP2ClientHandler, goAwayReceived goAway: HTTP2GoAway) {
+        goAways.append(goAway)
+    }
+
+    func http2ClientClosed(_ client: HTTP2ClientHandler) { closed = true }
+}
+
+extension EventLoopFuture {
+    /// The result of an already-completed future (EmbeddedEventLoop futures after `interact`).
+    func completedResult() -> Result<Value, any Error>? {
+        var result: Result<Value, any Error>?
+        assumeIsolated().whenComplete { result = $0 }
+        return result
+    }
+}
+
+func request(path: String = "/3/device/abc", body: String? = nil, headers: [HTTP2Header] = []) -> HTTP2Request {
+    HTTP2Request(authority: "localhost", path: path, headers: headers, body: body.map { ByteBuffer(string: $0) })
+}

@@ -1,0 +1,171 @@
+import NIOCore
+import NIOEmbedded
+import Testing
+@testable import PushlineHTTP2
+
+/// Client and server handlers talking through two EmbeddedChannels: no sockets, deterministic.
+@Suite struct InMemoryTests {
+    @Test func requestAndResponseCarryHeadersFlagsAndExactBodies() throws {
+        let delegate = RecordingServerDelegate()
+        let pair = try InMemoryPair(delegate: delegate)
+        var payload = ByteBuffer()
+        for index in 0..<200_000 { payload.writeInteger(UInt8(truncatingIfNeeded: index &* 31 &+ 7)) }
+        let (streamID, future) = pair.submit(HTTP2Request(
+            authority: "api.push.apple.com", path: "/3/device/0123",
+            headers: [
+                HTTP2Header("Authorization", "bearer xyz", neverIndex: true),
+                HTTP2Header("apns-topic", "com.example.app"),
+                HTTP2Header("apns-push-type", "alert", neverIndex: true),
+            ],
+            body: payload))
+        #expect(streamID == 1)
+        try pair.interact()
+
+        let received = try #require(delegate.requests.first)
+        #expect(received.method == "POST" && received.scheme == "https" && received.authority == "api.push.apple.com")
+        #expect(received.path == "/3/device/0123" && received.pathNeverIndexed)
+        #expect(received.headers == [
+            HTTP2Header("authorization", "bearer xyz", neverIndex: true),
+            HTTP2Header("apns-topic", "com.example.app", neverIndex: false),
+            HTTP2Header("apns-push-type", "alert", neverIndex: true),
+        ])
+        #expect(received.body == payload)
+
+        let response = try #require(try future.completedResult()?.get())
+        #expect(response.status == 200 && response.streamID == 1)
+        #expect(response.headers.first(named: "x-path") == "/3/device/0123")
+        #expect(response.headers.first { $0.name == "apns-id" }?.neverIndex == true)
+        #expect(response.body == payload)
+        #expect(pair.clientHandler.openStreams == 0)
+        #expect(pair.serverHandler.openStreams == 0)
+    }
+
+    @Test func manySubmitsInOneTickBecomeOneWrite() throws {
+        let delegate = RecordingServerDelegate()
+        let pair = try InMemoryPair(delegate: delegate)
+        try pair.interact()
+        #expect(pair.clientHandler.peerMaxConcurrentStreams == 100)
+        var futures: [EventLoopFuture<HTTP2Response>] = []
+        for index in 0..<50 { futures.append(pair.submit(request(path: "/\(index)", body: "{}")).1) }
+        pair.client.embeddedEventLoop.run()
+        var writes = 0
+        var buffered: [ByteBuffer] = []
+        while let bytes = try pair.client.readOutbound(as: ByteBuffer.self) {
+            writes += 1
+            buffered.append(bytes)
+        }
+        #expect(writes == 1)
+        for bytes in buffered { try pair.server.writeInbound(bytes) }
+        try pair.interact()
+        #expect(delegate.requests.count == 50)
+        for future in futures { #expect(try future.completedResult()?.get().status == 200) }
+    }
+
+    @Test func refusedStreamIsReportedAsUnprocessed() throws {
+        let delegate = RecordingServerDelegate()
+        delegate.onRequest = { connection, request in connection.refuseStream(request.streamID) }
+        let pair = try InMemoryPair(delegate: delegate)
+        let (_, future) = pair.submit(request(body: "{}"))
+        try pair.interact()
+        #expect(throws: HTTP2StreamError(.refused, streamID: 1)) { try future.completedResult()?.get() }
+        #expect(HTTP2StreamError(.refused, streamID: 1).isUnprocessed)
+        #expect(pair.clientHandler.inFlightStreams == 0)
+    }
+
+    @Test func goAwaySplitsAnsweredAndUnprocessedStreams() throws {
+        let delegate = RecordingServerDelegate()
+        delegate.holdResponses = true
+        let clientDelegate = RecordingClientDelegate()
+        let pair = try InMemoryPair(delegate: delegate, clientDelegate: clientDelegate)
+        try pair.interact()
+        let futures = (0..<6).map { pair.submit(request(path: "/\($0)")).1 }
+        try pair.interact()
+        #expect(delegate.requests.count == 6)
+        pair.serverHandler.sendGoAway(lastStreamID: 5, errorCode: .noError, debugData: ByteBuffer(string: #"{"reason":"Shutdown"}"#))
+        for request in delegate.requests { pair.serverHandler.respond(to: request.streamID, status: 200) }
+        try pair.interact()
+
+        #expect(clientDelegate.goAways.map(\.lastStreamID) == [5])
+        #expect(clientDelegate.goAways.first?.debugText == #"{"reason":"Shutdown"}"#)
+        #expect(pair.clientHandler.receivedGoAway?.lastStreamID == 5)
+        for (index, future) in futures.enumerated() {
+            let streamID = Int32(index * 2 + 1)
+            let result = try #require(future.completedResult())
+            if streamID <= 5 {
+                #expect(try result.get().status == 200)
+            } else {
+                #expect(throws: HTTP2StreamError(.goAway(lastStreamID: 5, errorCode: .noError), streamID: streamID)) {
+                    try result.get()
+                }
+            }
+        }
+        // After GOAWAY no new streams; with nothing in flight both sides close.
+        let (_, late) = pair.submit(request())
+        let lateError = try #require(late.completedResult().map { result in Result { try result.get() } })
+        guard case .failure(let error as HTTP2StreamError) = lateError, case .connectionUnavailable = error.kind else {
+            Issue.record("expected connectionUnavailable, got \(lateError)")
+            return
+        }
+        #expect(error.isUnprocessed)
+        #expect(!pair.client.isActive && !pair.server.isActive)
+        #expect(clientDelegate.closed)
+    }
+
+    @Test func cancelResetsTheStreamAndFreesItsSlotAtOnce() throws {
+        let delegate = RecordingServerDelegate()
+        delegate.holdResponses = true
+        let pair = try InMemoryPair(server: HTTP2ServerConfiguration(maxConcurrentStreams: 1), delegate: delegate)
+        try pair.interact()
+        let (streamID, future) = pair.submit(request())
+        try pair.interact()
+        #expect(pair.clientHandler.availableStreams == 0)
+        #expect(pair.serverHandler.openStreams == 1)
+        pair.clientHandler.cancel(streamID: try #require(streamID))
+        #expect(pair.clientHandler.availableStreams == 1)
+        #expect(throws: HTTP2StreamError(.cancelled, streamID: 1)) { try future.completedResult()?.get() }
+        try pair.interact()
+        #expect(pair.serverHandler.openStreams == 0)
+        #expect(delegate.closedStreams.map(\.1) == [.cancel])
+        #expect(pair.serverHandler.respond(to: 1, status: 200) == false)
+    }
+
+    @Test func serverRaisesItsLimitAfterTheFirstRequest() throws {
+        let delegate = RecordingServerDelegate()
+        delegate.onRequest = { connection, request in
+            connection.respond(to: request.streamID, status: 200)
+            if connection.advertisedMaxConcurrentStreams == 1 { connection.setMaxConcurrentStreams(500) }
+        }
+        let clientDelegate = RecordingClientDelegate()
+        let pair = try InMemoryPair(server: HTTP2ServerConfiguration(maxConcurrentStreams: 1), delegate: delegate,
+                                    clientDelegate: clientDelegate)
+        let futures = (0..<20).map { pair.submit(request(path: "/\($0)")).1 }
+        try pair.interact()
+        #expect(clientDelegate.peerMaxValues == [1, 500])
+        #expect(pair.clientHandler.peerMaxConcurrentStreams == 500)
+        #expect(pair.serverHandler.stats.limitViolations == 0)
+        for future in futures { #expect(try future.completedResult()?.get().status == 200) }
+    }
+
+    @Test func pingReportsRoundTripTime() throws {
+        let pair = try InMemoryPair(delegate: RecordingServerDelegate())
+        try pair.interact()
+        let rtt = pair.clientHandler.ping()
+        try pair.interact()
+        let value = try #require(try rtt.completedResult()?.get())
+        #expect(value >= .zero)
+        let serverRTT = pair.serverHandler.ping()
+        try pair.interact()
+        #expect(try serverRTT.completedResult()?.get() != nil)
+    }
+
+    @Test func closingWithStreamsInFlightSaysTheyMayHaveBeenProcessed() throws {
+        let delegate = RecordingServerDelegate()
+        delegate.holdResponses = true
+        let pair = try InMemoryPair(delegate: delegate)
+        let (_, future) = pair.submit(request())
+        try pair.interact()
+        try pair.client.close().wait()
+        #expect(throws: HTTP2StreamError(.connectionClosed, streamID: 1)) { try future.completedResult()?.get() }
+        #expect(!HTTP2StreamError(.connectionClosed, streamID: 1).isUnprocessed)
+    }
+}

@@ -1,0 +1,69 @@
+import PushlineKafka
+import Testing
+
+/// Takes a record that must be handed out.
+private func taken(_ state: inout AssignmentState, _ partition: TopicPartition, _ offset: Int64) throws -> RecordID {
+    let id = state.take(partition, offset: offset)
+    return try #require(id)
+}
+
+@Suite struct AssignmentStateTests {
+    let p0 = TopicPartition(topic: "jobs", partition: 0)
+    let p1 = TopicPartition(topic: "jobs", partition: 1)
+
+    @Test func recordsOfUnassignedPartitionsAreDropped() throws {
+        var state = AssignmentState()
+        #expect(state.take(p0, offset: 0) == nil)
+        state.assign([p0])
+        #expect(try taken(&state, p0, 0).offset == 0)
+        #expect(state.take(p1, offset: 0) == nil)
+    }
+
+    @Test func storesEachAdvanceOnceAndOnlyForTheContiguousPrefix() throws {
+        var state = AssignmentState()
+        state.assign([p0, p1])
+        let a = try taken(&state, p0, 0)
+        let b = try taken(&state, p0, 1)
+        let c = try taken(&state, p1, 7)
+        #expect(state.complete(b) == false)
+        #expect(state.takeOffsetsToStore().isEmpty)
+        #expect(state.complete(a) == true)
+        #expect(state.complete(c) == true)
+        let stored = Dictionary(uniqueKeysWithValues: state.takeOffsetsToStore().map { ($0.0, $0.1) })
+        #expect(stored == [p0: 2, p1: 8])
+        #expect(state.takeOffsetsToStore().isEmpty)
+        #expect(state.inFlight() == 0)
+    }
+
+    @Test func revokeStopsHandingOutAndIgnoresLateCompletions() throws {
+        var state = AssignmentState()
+        state.assign([p0])
+        let first = try taken(&state, p0, 10)
+        let second = try taken(&state, p0, 11)
+        state.beginRevoke([p0])
+        #expect(state.take(p0, offset: 12) == nil)
+        #expect(state.inFlight([p0]) == 2)
+        _ = state.complete(first)
+        #expect(state.inFlight([p0]) == 1)
+        let final = state.finishRevoke([p0])
+        #expect(final.count == 1 && final[0].1 == 11)
+        // The partition comes back under a new generation: the old record must not count.
+        state.assign([p0])
+        let again = try taken(&state, p0, 11)
+        #expect(again.generation != second.generation)
+        #expect(state.complete(second) == false)
+        #expect(state.inFlight([p0]) == 1)
+        #expect(state.takeOffsetsToStore().isEmpty)
+        #expect(state.complete(again) == true)
+        #expect(state.takeOffsetsToStore().map(\.1) == [12])
+    }
+
+    @Test func finishRevokeWithNothingCompletedStoresNothing() throws {
+        var state = AssignmentState()
+        state.assign([p0])
+        _ = try taken(&state, p0, 0)
+        state.beginRevoke([p0])
+        #expect(state.finishRevoke([p0]).isEmpty)
+        #expect(state.assigned.isEmpty)
+    }
+}

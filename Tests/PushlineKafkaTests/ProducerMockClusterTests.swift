@@ -1,0 +1,49 @@
+import PushlineKafka
+import Logging
+import Synchronization
+import Testing
+
+/// The producer against librdkafka's in-process mock cluster (no broker process).
+@Suite struct ProducerMockClusterTests {
+    func makeProducer(_ extra: [String: String] = [:]) throws -> KafkaProducer {
+        var logger = Logger(label: "producer-mock")
+        logger.logLevel = .warning
+        let properties = ["test.mock.num.brokers": "1"].merging(extra) { $1 }
+        return try KafkaProducer(
+            configuration: KafkaProducerConfiguration(bootstrapServers: "mock:9092", properties: properties), logger: logger)
+    }
+
+    @Test func deliveryReportsCarryContiguousOffsetsPerPartition() async throws {
+        let producer = try makeProducer()
+        let reports = Mutex<[Result<DeliveryReport, KafkaError>]>([])
+        for index in 0..<500 {
+            try producer.send(
+                topic: "mock-topic", key: Array("k\(index % 17)".utf8), value: Array("v\(index)".utf8),
+                headers: [KafkaHeader(key: "n", value: Array("\(index)".utf8)), KafkaHeader(key: "empty", value: nil)]
+            ) { result in reports.withLock { $0.append(result) } }
+        }
+        try await producer.flush(timeout: .seconds(20))
+        let all = reports.withLock { $0 }
+        #expect(all.count == 500)
+        let delivered = all.compactMap { try? $0.get() }
+        #expect(delivered.count == 500)
+        for (_, partition) in Dictionary(grouping: delivered, by: \.partition) {
+            #expect(partition.map(\.offset).sorted() == Array(0..<Int64(partition.count)))
+        }
+        let single = try await producer.send(topic: "mock-topic", key: nil, value: [1, 2, 3])
+        #expect(single.topic == "mock-topic" && single.offset >= 0)
+        await producer.close()
+    }
+
+    @Test func oversizedRecordIsRejectedWithATypedPermanentError() async throws {
+        let producer = try makeProducer(["message.max.bytes": "2000"])
+        #expect {
+            try producer.send(topic: "mock-topic", key: nil, value: [UInt8](repeating: 7, count: 10_000))
+        } throws: { error in
+            let error = error as! KafkaError
+            return error.code == .messageTooLarge && !error.isRetriable && !error.isFatal
+                && error.message.contains("mock-topic")
+        }
+        await producer.close()
+    }
+}
