@@ -99,7 +99,7 @@ enum DeployFiles {
             let path = scratch.appendingPathComponent(key.replacingOccurrences(of: ".", with: "-")).path
             try "placeholder for \(key)\n".write(toFile: path, atomically: true, encoding: .utf8)
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
-            environment[environmentName(key)] = path
+            environment[ConfigurationKeys.Key.environmentName(key)] = path
         }
         let file = scratch.appendingPathComponent("config.yaml").path
         try text.write(toFile: file, atomically: true, encoding: .utf8)
@@ -124,31 +124,12 @@ enum DeployFiles {
 
     // MARK: Environment
 
-    /// The variable that overrides a dotted key: upper case, `.` -> `_`.
-    static func environmentName(_ key: String) -> String {
-        key.uppercased().replacingOccurrences(of: ".", with: "_")
-    }
-
     /// Prefixes of variables Pushline reads as configuration.
     static let configurationPrefixes = ["KAFKA_", "APNS_", "APPS_", "WORKER_", "METRICS_", "LOG_"]
 
-    /// Every variable name that maps to a key ConfigurationSchema knows, for the given app names.
+    /// Every variable name that maps to a key the worker knows, for the given app names.
     static func knownVariables(appNames: [String]) -> Set<String> {
-        var names: Set<String> = ["APPS"]
-        for (section, keys) in ConfigurationSchema.sections {
-            for key in keys where !(section == "kafka" && key == "properties") {
-                names.insert(environmentName("\(section).\(key)"))
-            }
-        }
-        for app in appNames {
-            for key in ConfigurationSchema.appKeys where key != "auth" {
-                names.insert(environmentName("apps.\(app).\(key)"))
-            }
-            for key in ConfigurationSchema.authKeys {
-                names.insert(environmentName("apps.\(app).auth.\(key)"))
-            }
-        }
-        return names
+        ConfigurationSchema.environmentNames(appNames: appNames)
     }
 
     /// The configuration variables among `variables` that no known key answers to.

@@ -1,25 +1,13 @@
 import Yams
 
-/// The keys the configuration file may hold, to catch typos (`max_inflght`) before they silently
-/// fall back to a default.
+/// The shape `ConfigurationKeys` gives the file: which keys it may hold (to catch typos such as
+/// `max_inflght` before they silently fall back to a default) and which variables override them.
 enum ConfigurationSchema {
-    static let sections: [String: Set<String>] = [
-        "kafka": ["brokers", "group_id", "jobs_topic", "results_topic", "invalidations_topic", "dead_letter_topic", "properties"],
-        "apns": ["endpoint", "ca_file", "connections", "max_streams_per_connection", "request_timeout_ms", "max_attempts",
-            "hold_min_systemic", "hold_percent", "hold_limit_ms",
-        ],
-        "worker": ["max_inflight", "shutdown_timeout_ms", "invalidate_on", "max_job_bytes", "allow_insecure_key_files"],
-        "metrics": ["listen"],
-        "log": ["level", "format"],
-    ]
-    static let appKeys: Set<String> = ["bundle_id", "auth", "endpoint"]
-    static let authKeys: Set<String> = [
-        "type", "key_file", "key_id", "team_id", "cert_file", "p12_file", "p12_password_env",
-    ]
-
     /// Every key in `tree` that Pushline does not know, one problem line each.
     static func unknownKeys(in tree: Node) -> [String] {
         guard let top = tree.mapping else { return [] }
+        let appSections = Set(ConfigurationKeys.app.map(\.section).filter { !$0.isEmpty })
+        let appTopLevel = Set(ConfigurationKeys.app.map { $0.section.isEmpty ? $0.name : $0.section })
         var problems: [String] = []
         for (keyNode, value) in top {
             guard let key = keyNode.string else { continue }
@@ -30,18 +18,38 @@ enum ConfigurationSchema {
                 }
                 for (nameNode, app) in apps {
                     let name = nameNode.string ?? "?"
-                    problems += unknown(in: app, allowed: appKeys, path: "apps.\(name)")
-                    if let auth = app.mapping?["auth"] {
-                        problems += unknown(in: auth, allowed: authKeys, path: "apps.\(name).auth")
+                    problems += unknown(in: app, allowed: appTopLevel, path: "apps.\(name)")
+                    for section in appSections.sorted() {
+                        guard let node = app.mapping?[section] else { continue }
+                        let allowed = Set(ConfigurationKeys.app.filter { $0.section == section }.map {
+                            String($0.name.dropFirst(section.count + 1))
+                        })
+                        problems += unknown(in: node, allowed: allowed, path: "apps.\(name).\(section)")
                     }
                 }
-            } else if let allowed = sections[key] {
-                problems += unknown(in: value, allowed: allowed, path: key)
+            } else if ConfigurationKeys.sections.contains(key) {
+                problems += unknown(in: value, allowed: ConfigurationKeys.names(in: key), path: key)
             } else {
-                problems.append("\(key): unknown section (known: apps, \(sections.keys.sorted().joined(separator: ", ")))")
+                let known = ConfigurationKeys.sections.sorted().joined(separator: ", ")
+                problems.append("\(key): unknown section (known: \(known))")
             }
         }
         return problems
+    }
+
+    /// Every environment variable that sets a key, for the given app names (besides `APPS` and
+    /// the `KAFKA_PROPERTY_*` family).
+    static func environmentNames(appNames: [String]) -> Set<String> {
+        var names: Set<String> = ["APPS"]
+        for key in ConfigurationKeys.global {
+            names.insert(ConfigurationKeys.Key.environmentName(key.name))
+        }
+        for app in appNames {
+            for key in ConfigurationKeys.app {
+                names.insert(ConfigurationKeys.AppKey.environmentName("apps.\(app).\(key.name)"))
+            }
+        }
+        return names
     }
 
     private static func unknown(in node: Node, allowed: Set<String>, path: String) -> [String] {

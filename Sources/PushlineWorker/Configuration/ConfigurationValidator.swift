@@ -2,7 +2,8 @@ import PushlineAPNSCore
 import Foundation
 import PushlineKafka
 
-/// Checks a loaded configuration for values that cannot work, one line per problem.
+/// Checks a loaded configuration for values that cannot work, one line per problem: each key by
+/// its rule in `ConfigurationKeys`, then the rules that relate keys.
 enum ConfigurationValidator {
     static func problems(
         in configuration: PushlineConfiguration, kafkaOnly: Bool = false,
@@ -13,15 +14,13 @@ enum ConfigurationValidator {
             if !condition { problems.append(problem()) }
         }
 
+        // Kafka first: each key by its rule, then the keys against each other, then librdkafka.
+        for key in ConfigurationKeys.global where key.section == "kafka" {
+            problems += key.problems(in: configuration, absoluteName: key.name)
+        }
         let kafka = configuration.kafka
-        require(!kafka.brokers.trimmingCharacters(in: .whitespaces).isEmpty, "kafka.brokers: empty; give host:port[,host:port...]")
-        require(!kafka.groupID.isEmpty, "kafka.group_id: empty")
-        require(!kafka.jobsTopic.isEmpty, "kafka.jobs_topic: empty")
-        require(!kafka.resultsTopic.isEmpty, "kafka.results_topic: empty")
-        require(!kafka.deadLetterTopic.isEmpty, "kafka.dead_letter_topic: empty")
         require(kafka.resultsTopic != kafka.jobsTopic, "kafka.results_topic: '\(kafka.resultsTopic)' is also the jobs topic")
         require(kafka.deadLetterTopic != kafka.jobsTopic, "kafka.dead_letter_topic: '\(kafka.deadLetterTopic)' is also the jobs topic")
-
         if problems.isEmpty {
             // librdkafka's own word on kafka.properties, for both clients, before anything connects.
             let consumer = KafkaConsumerConfiguration(
@@ -33,96 +32,65 @@ enum ConfigurationValidator {
         }
         if kafkaOnly { return problems }
 
-        let apns = configuration.apns
-        problems += endpointProblems(apns.endpoint, key: "apns.endpoint", caFile: apns.caFile)
-        if !apns.caFile.isEmpty {
-            problems += fileProblems(apns.caFile, key: "apns.ca_file")
+        for key in ConfigurationKeys.global where key.section != "kafka" {
+            problems += key.problems(in: configuration, absoluteName: key.name)
         }
-        require((1...64).contains(apns.connections), "apns.connections: \(apns.connections), must be 1..64")
-        require(
-            (1...100_000).contains(apns.maxStreamsPerConnection),
-            "apns.max_streams_per_connection: \(apns.maxStreamsPerConnection), must be 1..100000")
-        require(
-            (100...600_000).contains(apns.requestTimeoutMilliseconds),
-            "apns.request_timeout_ms: \(apns.requestTimeoutMilliseconds), must be 100..600000")
-        require((1...50).contains(apns.maxAttempts), "apns.max_attempts: \(apns.maxAttempts), must be 1..50")
-        require(
-            (1...100_000).contains(apns.holdMinimumSystemic),
-            "apns.hold_min_systemic: \(apns.holdMinimumSystemic), must be 1..100000")
-        require((1...100).contains(apns.holdPercent), "apns.hold_percent: \(apns.holdPercent), must be 1..100")
-        require(
-            (1000...86_400_000).contains(apns.holdLimitMilliseconds),
-            "apns.hold_limit_ms: \(apns.holdLimitMilliseconds), must be 1000..86400000 (1 s to 24 h)")
-
+        let apns = configuration.apns
+        problems += customEndpointProblems(apns.endpoint, key: "apns.endpoint", caFile: apns.caFile)
         require(!configuration.apps.isEmpty, "apps: no app configured; add apps.default with bundle_id and auth")
         for (name, app) in configuration.apps.sorted(by: { $0.key < $1.key }) {
             let prefix = "apps.\(name)"
-            require(!app.bundleID.isEmpty, "\(prefix).bundle_id: empty")
-            if !app.endpoint.isEmpty {
-                problems += endpointProblems(app.endpoint, key: "\(prefix).endpoint", caFile: apns.caFile)
+            for key in ConfigurationKeys.app {
+                problems += key.problems(in: app, absoluteName: "\(prefix).\(key.name)")
             }
-            switch app.auth {
-            case .token(let keyFile, let keyID, let teamID):
-                require(!keyID.isEmpty, "\(prefix).auth.key_id: empty")
-                require(!teamID.isEmpty, "\(prefix).auth.team_id: empty")
-                if keyFile.isEmpty {
-                    problems.append("\(prefix).auth.key_file: empty; give the .p8 file from Apple")
-                } else {
-                    problems += fileProblems(keyFile, key: "\(prefix).auth.key_file")
-                    problems += secretModeProblems(keyFile, key: "\(prefix).auth.key_file", allowed: configuration.worker.allowInsecureKeyFiles)
-                }
-            case .certificatePEM(let certFile, let keyFile):
-                if certFile.isEmpty {
-                    problems.append("\(prefix).auth.cert_file: empty; give a PEM certificate or p12_file")
-                } else {
-                    problems += fileProblems(certFile, key: "\(prefix).auth.cert_file")
-                }
-                if keyFile.isEmpty {
-                    problems.append("\(prefix).auth.key_file: empty; give the certificate's PEM key")
-                } else {
-                    problems += fileProblems(keyFile, key: "\(prefix).auth.key_file")
-                    problems += secretModeProblems(keyFile, key: "\(prefix).auth.key_file", allowed: configuration.worker.allowInsecureKeyFiles)
-                }
-            case .certificatePKCS12(let p12File, let variable):
-                problems += fileProblems(p12File, key: "\(prefix).auth.p12_file")
-                problems += secretModeProblems(p12File, key: "\(prefix).auth.p12_file", allowed: configuration.worker.allowInsecureKeyFiles)
-                if !variable.isEmpty, environment[variable] == nil {
-                    problems.append("\(prefix).auth.p12_password_env: environment variable \(variable) is not set")
-                }
-            }
+            problems += customEndpointProblems(app.endpoint, key: "\(prefix).endpoint", caFile: apns.caFile)
+            guard ["token", "certificate"].contains(app.authType) else { continue }
+            problems += authProblems(app.auth, prefix: prefix, configuration: configuration, environment: environment)
         }
-
-        let worker = configuration.worker
-        require(worker.maxInflight >= 1, "worker.max_inflight: \(worker.maxInflight), must be at least 1")
-        require(worker.shutdownTimeoutMilliseconds >= 0, "worker.shutdown_timeout_ms: \(worker.shutdownTimeoutMilliseconds), must be >= 0")
-        require(worker.maxJobBytes >= 1024, "worker.max_job_bytes: \(worker.maxJobBytes), must be at least 1024")
-        for reason in worker.invalidateOn where APNSReason(rawValue: reason).documentedStatus != 410 {
-            problems.append("worker.invalidate_on: '\(reason)' is not a 410 reason (Unregistered, ExpiredToken); only those mean the token is dead")
-        }
-
-        let metrics = configuration.metrics
-        if !metrics.listen.isEmpty, HostPort(metrics.listen) == nil {
-            problems.append("metrics.listen: '\(metrics.listen)' is not HOST:PORT (or \"\" to turn metrics off)")
-        }
-        let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
-        require(levels.contains(configuration.log.level), "log.level: '\(configuration.log.level)', must be one of \(levels.joined(separator: ", "))")
-        require(["json", "text", "auto"].contains(configuration.log.format), "log.format: '\(configuration.log.format)', must be json, text or auto")
         return problems
     }
 
-    private static func endpointProblems(_ endpoint: String, key: String, caFile: String) -> [String] {
-        switch endpoint {
-        case "production", "sandbox":
-            return []
-        default:
-            guard HostPort(endpoint) != nil else {
-                return ["\(key): '\(endpoint)' is not production, sandbox or HOST:PORT"]
+    /// What each trust form needs: its keys present, its files readable, secrets not readable by
+    /// others, a named password variable set.
+    private static func authProblems(
+        _ auth: PushlineConfiguration.Auth, prefix: String, configuration: PushlineConfiguration,
+        environment: [String: String]
+    ) -> [String] {
+        var problems: [String] = []
+        let allowInsecure = configuration.worker.allowInsecureKeyFiles
+        func secretFile(_ path: String, key: String, ifEmpty hint: String) {
+            if path.isEmpty {
+                problems.append("\(prefix).\(key): empty; \(hint)")
+            } else {
+                problems += ConfigurationRule.fileProblems(path, key: "\(prefix).\(key)")
+                problems += secretModeProblems(path, key: "\(prefix).\(key)", allowed: allowInsecure)
             }
-            if caFile.isEmpty {
-                return ["\(key): a custom endpoint ('\(endpoint)') needs apns.ca_file to verify it (TLS is never switched off)"]
-            }
-            return []
         }
+        switch auth {
+        case .token(let keyFile, let keyID, let teamID):
+            if keyID.isEmpty { problems.append("\(prefix).auth.key_id: empty") }
+            if teamID.isEmpty { problems.append("\(prefix).auth.team_id: empty") }
+            secretFile(keyFile, key: "auth.key_file", ifEmpty: "give the .p8 file from Apple")
+        case .certificatePEM(let certFile, let keyFile):
+            if certFile.isEmpty {
+                problems.append("\(prefix).auth.cert_file: empty; give a PEM certificate or p12_file")
+            } else {
+                problems += ConfigurationRule.fileProblems(certFile, key: "\(prefix).auth.cert_file")
+            }
+            secretFile(keyFile, key: "auth.key_file", ifEmpty: "give the certificate's PEM key")
+        case .certificatePKCS12(let p12File, let variable):
+            secretFile(p12File, key: "auth.p12_file", ifEmpty: "give the .p12 bundle")
+            if !variable.isEmpty, environment[variable] == nil {
+                problems.append("\(prefix).auth.p12_password_env: environment variable \(variable) is not set")
+            }
+        }
+        return problems
+    }
+
+    /// A HOST:PORT endpoint needs a CA to verify it (TLS is never switched off).
+    private static func customEndpointProblems(_ endpoint: String, key: String, caFile: String) -> [String] {
+        guard HostPort(endpoint) != nil, caFile.isEmpty else { return [] }
+        return ["\(key): a custom endpoint ('\(endpoint)') needs apns.ca_file to verify it (TLS is never switched off)"]
     }
 
     /// A key or certificate bundle readable by group or others is refused unless allowed.
@@ -132,12 +100,6 @@ enum ConfigurationValidator {
             "\(key): '\(path)' is readable by others (mode \(String(mode, radix: 8))); "
                 + "run: chmod 600 '\(path)' (or set worker.allow_insecure_key_files: true)"
         ]
-    }
-
-    private static func fileProblems(_ path: String, key: String) -> [String] {
-        if FileManager.default.isReadableFile(atPath: path) { return [] }
-        if FileManager.default.fileExists(atPath: path) { return ["\(key): cannot read '\(path)': permission denied"] }
-        return ["\(key): cannot read '\(path)': no such file"]
     }
 
     /// The mode of the file `path` names, following symlinks (a Kubernetes Secret volume mounts

@@ -38,9 +38,14 @@ struct KeyReader {
     mutating func stringArray(_ key: String, default value: [String]) -> [String] {
         if let found = reader.stringArray(forKey: ConfigKey(key)) { return found }
         if let text = reader.string(forKey: ConfigKey(key)) {
-            return text.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
+            return Self.list(text)
         }
         return value
+    }
+
+    /// A comma-separated list, blanks around items trimmed.
+    static func list(_ text: String) -> [String] {
+        text.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
     }
 
     /// Whether any provider has something at `key` (of whatever type).

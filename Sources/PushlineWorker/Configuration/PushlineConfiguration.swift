@@ -1,5 +1,8 @@
 /// Everything `pushline run` is configured with: the YAML file of the contract, overridden key by
 /// key from the environment, validated whole before anything starts.
+///
+/// The stored properties' initial values are the defaults. Every key's name, variable, rule and
+/// documentation is in `ConfigurationKeys`, which points at these properties.
 public struct PushlineConfiguration: Sendable, Hashable {
     public var kafka: Kafka
     public var apns: APNS
@@ -53,16 +56,53 @@ public struct PushlineConfiguration: Sendable, Hashable {
         public init() {}
     }
 
+    /// One app profile, as the keys under `apps.NAME` spell it; `auth` is the form they make.
     public struct App: Sendable, Hashable {
-        public var bundleID: String
-        public var auth: Auth
+        public var bundleID = ""
         /// Per-app override of `apns.endpoint`; "" = use it.
-        public var endpoint: String
+        public var endpoint = ""
+        /// token | certificate
+        public var authType = "token"
+        public var keyFile = ""
+        public var keyID = ""
+        public var teamID = ""
+        public var certFile = ""
+        public var p12File = ""
+        /// The name of the variable holding the PKCS#12 password; "" = empty password.
+        public var p12PasswordEnvironmentVariable = ""
+
+        public init() {}
 
         public init(bundleID: String, auth: Auth, endpoint: String = "") {
             self.bundleID = bundleID
-            self.auth = auth
             self.endpoint = endpoint
+            switch auth {
+            case .token(let keyFile, let keyID, let teamID):
+                self.authType = "token"
+                self.keyFile = keyFile
+                self.keyID = keyID
+                self.teamID = teamID
+            case .certificatePEM(let certFile, let keyFile):
+                self.authType = "certificate"
+                self.certFile = certFile
+                self.keyFile = keyFile
+            case .certificatePKCS12(let p12File, let variable):
+                self.authType = "certificate"
+                self.p12File = p12File
+                self.p12PasswordEnvironmentVariable = variable
+            }
+        }
+
+        /// The trust form the auth keys select: `certificate` with a `p12_file` is PKCS#12,
+        /// without one PEM; anything else is token (validation refuses other types first).
+        public var auth: Auth {
+            guard authType == "certificate" else {
+                return .token(keyFile: keyFile, keyID: keyID, teamID: teamID)
+            }
+            if p12File.isEmpty {
+                return .certificatePEM(certFile: certFile, keyFile: keyFile)
+            }
+            return .certificatePKCS12(p12File: p12File, passwordEnvironmentVariable: p12PasswordEnvironmentVariable)
         }
     }
 
