@@ -137,9 +137,14 @@ let package = Package(
         .testTarget(name: "PushlineAPNSCoreTests", dependencies: ["PushlineAPNSCore"], swiftSettings: strict),
         .testTarget(name: "PushlineAPNSTests", dependencies: ["PushlineAPNS", "PushlineAPNSMock", "PushlineTestSupport"], swiftSettings: strict),
         .testTarget(name: "PushlineAPNSMockTests", dependencies: ["PushlineAPNSMock", "PushlineHTTP2", "PushlineTLS", "PushlineTestSupport"], swiftSettings: strict),
-        .testTarget(name: "PushlineWorkerTests", dependencies: [
-            "PushlineWorker", "PushlineAPNSCore", .product(name: "Yams", package: "Yams"),
-        ], swiftSettings: strict),
+        .testTarget(
+            name: "PushlineWorkerTests",
+            dependencies: [
+                "PushlineWorker", "PushlineAPNSCore", "PushlineTestSupport", .product(name: "Yams", package: "Yams"),
+            ],
+            exclude: ["Corpus"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "IntegrationTests", dependencies: ["PushlineWorker", "PushlineKafka", "PushlineAPNSMock", "PushlineTestSupport"], swiftSettings: strict),
         .testTarget(name: "DeployTests", dependencies: ["PushlineWorker", "PushlineAPNSCore", .product(name: "Yams", package: "Yams")], swiftSettings: strict),
     ],
