@@ -6,6 +6,10 @@ import PushlineAPNSCore
 /// copies the payload's bytes as they stand in the record: keys keep their order, `\/` stays
 /// `\/`, numbers keep their spelling. Unknown fields are ignored so senders can add their own.
 public struct JobDecoder: Sendable {
+    /// The latest `expiration` accepted: 9999-12-31T23:59:59Z. Later values would overflow
+    /// milliseconds and mean nothing to APNs.
+    static let latestExpiration: Int64 = 253_402_300_799
+
     /// App profile name -> bundle id, from the configuration.
     public var bundleIDs: [String: String]
     /// Records larger than this are rejected before parsing.
@@ -104,8 +108,9 @@ public struct JobDecoder: Sendable {
         }
 
         let expiration = try integer("expiration")
-        if let expiration, expiration < 0 {
-            throw JobRejection(.invalidField, "expiration: \(expiration), must be unix seconds >= 0")
+        if let expiration, !(0...Self.latestExpiration).contains(expiration) {
+            throw JobRejection(
+                .invalidField, "expiration: \(expiration), must be unix seconds 0...\(Self.latestExpiration) (9999-12-31T23:59:59Z)")
         }
 
         let collapseID = try string("collapse_id")

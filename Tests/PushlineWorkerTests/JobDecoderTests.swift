@@ -77,6 +77,9 @@ import Testing
             (#"{"id":"1","token":"\#(token)","collapse_id":"\#(String(repeating: "c", count: 65))","payload":{}}"#, .invalidField),
             (#"{"id":"1","token":"\#(token)","deadline":"tomorrow","payload":{}}"#, .invalidField),
             (#"{"id":"1","token":"\#(token)","expiration":1.5,"payload":{}}"#, .invalidField),
+            // Later than 9999-12-31T23:59:59Z: would overflow milliseconds in the pipeline.
+            (#"{"id":"1","token":"\#(token)","expiration":253402300800,"payload":{}}"#, .invalidField),
+            (#"{"id":"1","token":"\#(token)","expiration":9223372036854775807,"payload":{}}"#, .invalidField),
             (#"{"id":"1","id":"2","token":"\#(token)","payload":{}}"#, .duplicateField),
         ]
         for (text, code) in cases {
