@@ -26,6 +26,15 @@ import Testing
         #expect(success["latency_ms"] as? Double == 0.1)
     }
 
+    @Test func aHeldDeliveryCarriesHeldMilliseconds() throws {
+        var delivery = ResultRecord.Delivery(
+            jobID: "j", token: "ab", app: "a", status: 200, reason: nil, apnsID: nil, timestamp: nil,
+            attempts: 1, latencyMilliseconds: 1, source: source)
+        #expect(try object(.delivery(delivery))["held_ms"] == nil)
+        delivery.heldMilliseconds = 1234.56
+        #expect(try object(.delivery(delivery))["held_ms"] as? Double == 1234.6)
+    }
+
     /// A record is written straight into its array when the estimate holds; strings full of
     /// escapes overflow it, and the writer must move to its own buffer without losing a byte.
     @Test func recordsLongerThanTheirEstimateAreWholeAndValid() throws {

@@ -34,7 +34,7 @@ struct DeliveryRecordTemplate: Sendable {
         encode(
             token: delivery.token, status: delivery.status, reason: delivery.reason, apnsID: delivery.apnsID,
             timestamp: delivery.timestamp, attempts: delivery.attempts, latencyMilliseconds: delivery.latencyMilliseconds,
-            final: delivery.final)
+            final: delivery.final, heldMilliseconds: delivery.heldMilliseconds)
     }
 
     func encode(
