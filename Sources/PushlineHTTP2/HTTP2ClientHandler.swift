@@ -63,8 +63,6 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
     public var peerSettingsReceived: Bool { capacity.peerSettingsReceived }
     /// Streams whose HEADERS were sent and that are not finished.
     public var openStreams: Int { capacity.open }
-    /// Streams submitted and not finished, including any nghttp2 still holds back.
-    public var inFlightStreams: Int { capacity.inFlight }
     /// How many more requests may be submitted now without waiting inside this connection
     /// (peer limit minus in-flight; 0 after GOAWAY or close).
     public var availableStreams: Int { capacity.availableStreams }

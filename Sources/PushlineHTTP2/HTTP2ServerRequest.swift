@@ -106,11 +106,6 @@ public struct HTTP2ServerRequest: Sendable {
         try fields.withValue(named: name, body)
     }
 
-    /// Calls `body` with the `:method` bytes (empty when absent).
-    public func withMethod<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try withPseudo(":method", body)
-    }
-
     /// Calls `body` with the `:path` bytes (empty when absent).
     public func withPath<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try withPseudo(":path", body)

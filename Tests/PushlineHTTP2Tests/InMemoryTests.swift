@@ -69,7 +69,7 @@ import Testing
         try pair.interact()
         #expect(throws: HTTP2StreamError(.refused, streamID: 1)) { try future.completedResult()?.get() }
         #expect(HTTP2StreamError(.refused, streamID: 1).isUnprocessed)
-        #expect(pair.clientHandler.inFlightStreams == 0)
+        #expect(pair.clientHandler.availableStreams == pair.clientHandler.peerMaxConcurrentStreams)
     }
 
     @Test func goAwaySplitsAnsweredAndUnprocessedStreams() throws {
