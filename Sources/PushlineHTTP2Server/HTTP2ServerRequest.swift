@@ -1,4 +1,5 @@
 import NIOCore
+import PushlineHTTP2
 
 /// A complete request received by a server connection (headers and body both ended).
 /// `headers` excludes pseudo-headers, which are split out; `neverIndex` tells how the client

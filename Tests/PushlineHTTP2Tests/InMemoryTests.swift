@@ -2,6 +2,7 @@ import NIOCore
 import NIOEmbedded
 import Testing
 @testable import PushlineHTTP2
+@testable import PushlineHTTP2Server
 
 /// Client and server handlers talking through two EmbeddedChannels: no sockets, deterministic.
 @Suite struct InMemoryTests {
