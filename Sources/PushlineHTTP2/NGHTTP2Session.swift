@@ -137,16 +137,13 @@ package final class NGHTTP2Session {
         }
     }
 
-    /// Server only: a response whose headers are already bytes (`HTTP2HeaderFields`), submitted
-    /// without copying them first.
-    package func submitResponse(streamID: Int32, status: Int, fields: HTTP2HeaderFields, hasBody: Bool) throws {
+    /// Server only: a response whose header block the server built (`:status` first). nghttp2
+    /// copies the nv pairs before returning; the body is read through `events.sessionReadBody`.
+    package func submitResponse(streamID: Int32, nv: UnsafePointer<nghttp2_nv>, count: Int, hasBody: Bool) throws {
         var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readBodyCallback)
-        let raw = self.raw
-        let rv = headerBlock.withResponseNVArray(status: status, fields: fields) { nv, count in
-            hasBody
-                ? nghttp2_submit_response(raw, streamID, nv, count, &provider)
-                : nghttp2_submit_response(raw, streamID, nv, count, nil)
-        }
+        let rv = hasBody
+            ? nghttp2_submit_response(raw, streamID, nv, count, &provider)
+            : nghttp2_submit_response(raw, streamID, nv, count, nil)
         try Self.check("nghttp2_submit_response", rv)
     }
 

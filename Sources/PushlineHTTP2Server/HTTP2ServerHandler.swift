@@ -27,6 +27,7 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
     public var delegate: (any HTTP2ServerDelegate)?
 
     private let session: NGHTTP2Session
+    private var responseHeaders = ResponseHeaderBlock()
     private var context: ChannelHandlerContext?
     private var started = false
     private var closed = false
@@ -103,7 +104,10 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
         stream.responded = true
         stream.responseBody = body
         do {
-            try session.submitResponse(streamID: streamID, status: status, fields: fields, hasBody: body != nil)
+            let session = self.session
+            try responseHeaders.withNVArray(status: status, fields: fields) { nv, count in
+                try session.submitResponse(streamID: streamID, nv: nv, count: count, hasBody: body != nil)
+            }
         } catch {
             return false
         }

@@ -1,3 +1,5 @@
+import PushlineHTTP2
+
 /// Header fields kept as bytes in one buffer: no `String` and no array element per field, so a
 /// server holds a request's headers with one allocation and reads them without decoding.
 ///
@@ -29,7 +31,7 @@ public struct HTTP2HeaderFields: Sendable {
 
     /// `lowercasing: false` keeps the name as given: received names (already lowercase, checked by
     /// nghttp2) and requests built by hand, which report their headers verbatim.
-    package mutating func append(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, neverIndex: Bool, lowercasing: Bool) {
+    mutating func append(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, neverIndex: Bool, lowercasing: Bool) {
         let total = Self.recordHeader + name.count + value.count
         if !isKnownUniquelyReferenced(&storage) {
             storage = storage.copy(minimumCapacity: storage.used + total)
@@ -60,7 +62,7 @@ public struct HTTP2HeaderFields: Sendable {
         append(name, value, neverIndex: neverIndex, lowercasing: true)
     }
 
-    package mutating func append(_ name: String, _ value: String, neverIndex: Bool, lowercasing: Bool) {
+    mutating func append(_ name: String, _ value: String, neverIndex: Bool, lowercasing: Bool) {
         var name = name
         var value = value
         name.withUTF8 { name in
