@@ -13,10 +13,12 @@ let package = Package(
         .library(name: "PushlineKafka", targets: ["PushlineKafka"]),
         .library(name: "PushlineTLS", targets: ["PushlineTLS"]),
         .library(name: "PushlineHTTP2", targets: ["PushlineHTTP2"]),
+        .library(name: "PushlineHTTP2Server", targets: ["PushlineHTTP2Server"]),
         .library(name: "PushlineAPNSCore", targets: ["PushlineAPNSCore"]),
         .library(name: "PushlineWorker", targets: ["PushlineWorker"]),
         .library(name: "PushlineAPNS", targets: ["PushlineAPNS"]),
         .library(name: "PushlineAPNSMock", targets: ["PushlineAPNSMock"]),
+        .library(name: "PushlineTestCA", targets: ["PushlineTestCA"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -46,10 +48,23 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Issues certificates (a CA, server and client certificates) for tests, the benchmarks and
+        // the mock's self-signed identity; the production TLS module ships no CA.
+        .target(name: "PushlineTestCA", dependencies: ["COpenSSL", "PushlineTLS"], swiftSettings: strict),
         .target(
             name: "PushlineHTTP2",
             dependencies: [
                 "CNGHTTP2",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        // The HTTP/2 server over the same nghttp2 session (`package` access to its internals): the
+        // mock APNs server and the HTTP/2 tests use it; the client module does not ship it.
+        .target(
+            name: "PushlineHTTP2Server",
+            dependencies: [
+                "CNGHTTP2", "PushlineHTTP2",
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: strict
@@ -77,7 +92,7 @@ let package = Package(
         .target(
             name: "PushlineAPNSMock",
             dependencies: [
-                "PushlineAPNSCore", "PushlineTLS", "PushlineHTTP2",
+                "PushlineAPNSCore", "PushlineTLS", "PushlineTestCA", "PushlineHTTP2", "PushlineHTTP2Server",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -121,22 +136,40 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        .testTarget(name: "PushlineKafkaTests", dependencies: ["PushlineKafka", "PushlineTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "PushlineKafkaTests",
+            dependencies: ["PushlineKafka", "PushlineTestSupport", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
         .testTarget(name: "PushlineTLSTests", dependencies: [
-            "PushlineTLS", "PushlineTestSupport",
+            "PushlineTLS", "PushlineTestCA", "PushlineTestSupport",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOEmbedded", package: "swift-nio"),
         ], swiftSettings: strict),
         .testTarget(name: "PushlineHTTP2Tests", dependencies: [
-            "PushlineHTTP2", "PushlineTLS", "PushlineTestSupport",
+            "PushlineHTTP2", "PushlineHTTP2Server", "PushlineTLS", "PushlineTestSupport",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOEmbedded", package: "swift-nio"),
         ], swiftSettings: strict),
         .testTarget(name: "PushlineAPNSCoreTests", dependencies: ["PushlineAPNSCore"], swiftSettings: strict),
-        .testTarget(name: "PushlineAPNSTests", dependencies: ["PushlineAPNS", "PushlineAPNSMock", "PushlineTestSupport"], swiftSettings: strict),
-        .testTarget(name: "PushlineAPNSMockTests", dependencies: ["PushlineAPNSMock", "PushlineHTTP2", "PushlineTLS", "PushlineTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "PushlineAPNSTests",
+            dependencies: [
+                "PushlineAPNS", "PushlineAPNSCore", "PushlineAPNSMock", "PushlineTLS", "PushlineTestCA", "PushlineTestSupport",
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PushlineAPNSMockTests",
+            dependencies: [
+                "PushlineAPNSMock", "PushlineAPNSCore", "PushlineHTTP2", "PushlineHTTP2Server", "PushlineTLS", "PushlineTestCA",
+                "PushlineTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "PushlineWorkerTests",
             dependencies: [
@@ -145,7 +178,14 @@ let package = Package(
             exclude: ["Corpus"],
             swiftSettings: strict
         ),
-        .testTarget(name: "IntegrationTests", dependencies: ["PushlineWorker", "PushlineKafka", "PushlineAPNSMock", "PushlineTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: [
+                "PushlineWorker", "PushlineKafka", "PushlineAPNSMock", "PushlineTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(name: "DeployTests", dependencies: ["PushlineWorker", "PushlineAPNSCore", .product(name: "Yams", package: "Yams")], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -15,7 +15,9 @@ let package = Package(
             name: "pushline-bench",
             dependencies: [
                 .product(name: "PushlineTLS", package: "pushline"),
+                .product(name: "PushlineTestCA", package: "pushline"),
                 .product(name: "PushlineHTTP2", package: "pushline"),
+                .product(name: "PushlineHTTP2Server", package: "pushline"),
                 .product(name: "PushlineAPNSCore", package: "pushline"),
                 .product(name: "PushlineAPNS", package: "pushline"),
                 .product(name: "PushlineWorker", package: "pushline"),

@@ -18,14 +18,8 @@ static inline long pushline_SSL_set_tlsext_host_name(SSL *ssl, const char *name)
 static inline long pushline_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {
     return SSL_CTX_set_min_proto_version(ctx, version);
 }
-static inline long pushline_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) {
-    return SSL_CTX_set_mode(ctx, mode);
-}
 static inline long pushline_BIO_get_mem_data(BIO *bio, char **data) {
     return BIO_get_mem_data(bio, data);
-}
-static inline int pushline_BIO_should_retry(BIO *bio) {
-    return BIO_should_retry(bio);
 }
 static inline int pushline_sk_X509_num(const STACK_OF(X509) *sk) {
     return sk_X509_num(sk);
@@ -33,21 +27,12 @@ static inline int pushline_sk_X509_num(const STACK_OF(X509) *sk) {
 static inline X509 *pushline_sk_X509_value(const STACK_OF(X509) *sk, int i) {
     return sk_X509_value(sk, i);
 }
-static inline void pushline_sk_X509_pop_free(STACK_OF(X509) *sk) {
-    sk_X509_pop_free(sk, X509_free);
-}
 static inline long pushline_SSL_CTX_add1_chain_cert(SSL_CTX *ctx, X509 *cert) {
     return SSL_CTX_add1_chain_cert(ctx, cert);
-}
-static inline long pushline_SSL_CTX_set_max_proto_version(SSL_CTX *ctx, int version) {
-    return SSL_CTX_set_max_proto_version(ctx, version);
 }
 // SSL_OP_* are built by a function-like macro (SSL_OP_BIT), which Swift cannot import.
 static inline void pushline_SSL_CTX_disable_renegotiation(SSL_CTX *ctx) {
     SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION);
-}
-static inline long pushline_SSL_CTX_set_session_cache_mode(SSL_CTX *ctx, long mode) {
-    return SSL_CTX_set_session_cache_mode(ctx, mode);
 }
 static inline void pushline_BIO_set_retry_read(BIO *bio) {
     BIO_set_retry_read(bio);

@@ -369,9 +369,3 @@ final class ConnectionEvents: ChannelInboundHandler {
 
 @available(*, unavailable)
 extension ConnectionEvents: Sendable {}
-
-extension TimeAmount {
-    init(_ duration: Duration) {
-        self = .nanoseconds(duration.nanoseconds)
-    }
-}

@@ -1,9 +1,13 @@
 /// APNs' request rules, as a pure function: what APNs answers to a malformed request.
 ///
-/// The mock server applies these; they are kept here, beside the request builder, so the rules the
-/// client follows and the rules the mock enforces are one table. Authentication (JWT or client
-/// certificate) is checked by the caller, which knows the credentials.
+/// The mock server applies these; the worker's job decoder refuses a job these limits would refuse
+/// (`maxCollapseIDBytes` here, `APNSPushType.maxPayloadBytes`), and the tests check that what
+/// `APNSRequestHeaders` builds passes `check`: one table for the client and the mock.
+/// Authentication (JWT or client certificate) is checked by the caller, which knows the credentials.
 public enum APNSRequestRules {
+    /// The longest `apns-collapse-id` APNs accepts, in bytes (longer: 400 BadCollapseId).
+    public static let maxCollapseIDBytes = 64
+
     /// A request that passed every rule: what the server needs to answer it.
     public struct Accepted: Sendable, Hashable {
         public var deviceToken: String
@@ -192,7 +196,7 @@ public enum APNSRequestRules {
         if let raw = fields[.apnsID], !isCanonicalUUID(utf8: raw) {
             return .failure(Rejection(400, .badMessageId))
         }
-        if let raw = fields[.collapseID], raw.count > 64 {
+        if let raw = fields[.collapseID], raw.count > maxCollapseIDBytes {
             return .failure(Rejection(400, .badCollapseId))
         }
         if let topic = fields[.topic], topic.isEmpty {

@@ -4,6 +4,9 @@
 /// top-level object into its keys and the byte ranges of their values, so a caller can forward a
 /// value's bytes untouched (Pushline forwards job payloads byte-for-byte). Nesting is bounded by
 /// `maxDepth` so hostile input cannot exhaust the stack; strings must be valid UTF-8.
+///
+/// It lives here because APNs' rules read JSON (error bodies, JWT parts, payload validation in
+/// `APNSRequestRules`); the worker's job decoder and `pushline enqueue` use the same scanner.
 public struct JSONScanner {
     public enum Kind: Sendable, Hashable {
         case object, array, string, number, bool, null

@@ -2,6 +2,7 @@ import PushlineAPNSCore
 import Logging
 import NIOCore
 import PushlineHTTP2
+import PushlineHTTP2Server
 import PushlineTLS
 import NIOPosix
 

@@ -1,6 +1,7 @@
 import PushlineAPNSCore
 import NIOCore
 import PushlineHTTP2
+import PushlineHTTP2Server
 import PushlineTLS
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import PushlineTLS
+import PushlineTestCA
 
 /// `--self-signed DIR`: a fresh CA and a server certificate signed by it, written as `ca.pem`,
 /// `server.pem` (leaf then CA) and `server.key`, so a client trusts the mock with `apns.ca_file`.

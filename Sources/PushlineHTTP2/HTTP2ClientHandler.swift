@@ -63,8 +63,6 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
     public var peerSettingsReceived: Bool { capacity.peerSettingsReceived }
     /// Streams whose HEADERS were sent and that are not finished.
     public var openStreams: Int { capacity.open }
-    /// Streams submitted and not finished, including any nghttp2 still holds back.
-    public var inFlightStreams: Int { capacity.inFlight }
     /// How many more requests may be submitted now without waiting inside this connection
     /// (peer limit minus in-flight; 0 after GOAWAY or close).
     public var availableStreams: Int { capacity.availableStreams }
@@ -318,9 +316,9 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
 extension HTTP2ClientHandler: Sendable {}
 
 extension HTTP2ClientHandler: NGHTTP2SessionEvents {
-    func sessionBeginHeaders(streamID: Int32, isRequest: Bool) throws {}
+    package func sessionBeginHeaders(streamID: Int32, isRequest: Bool) throws {}
 
-    func sessionHeader(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndex: Bool) throws {
+    package func sessionHeader(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndex: Bool) throws {
         guard let stream = streams[streamID] else { return }
         if name.first == UInt8(ascii: ":") {
             if name.elementsEqual(":status".utf8) { stream.status = parseStatus(value) }
@@ -330,7 +328,7 @@ extension HTTP2ClientHandler: NGHTTP2SessionEvents {
             String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self), neverIndex: neverIndex))
     }
 
-    func sessionData(streamID: Int32, bytes: UnsafeRawBufferPointer) throws {
+    package func sessionData(streamID: Int32, bytes: UnsafeRawBufferPointer) throws {
         guard let stream = streams[streamID], let context else { return }
         if stream.body == nil {
             stream.body = context.channel.allocator.buffer(capacity: bytes.count)
@@ -338,7 +336,7 @@ extension HTTP2ClientHandler: NGHTTP2SessionEvents {
         stream.body!.writeBytes(bytes)
     }
 
-    func sessionFrameReceived(_ frame: NGHTTP2Frame) throws {
+    package func sessionFrameReceived(_ frame: NGHTTP2Frame) throws {
         switch frame {
         case .headers(let streamID, true, _), .data(let streamID, true):
             streams[streamID]?.responseEnded = true
@@ -364,7 +362,7 @@ extension HTTP2ClientHandler: NGHTTP2SessionEvents {
         }
     }
 
-    func sessionFrameSent(_ frame: NGHTTP2Frame) throws {
+    package func sessionFrameSent(_ frame: NGHTTP2Frame) throws {
         switch frame {
         case .headers(let streamID, _, true):
             if let stream = streams[streamID] {
@@ -379,7 +377,7 @@ extension HTTP2ClientHandler: NGHTTP2SessionEvents {
         }
     }
 
-    func sessionFrameNotSent(_ frame: NGHTTP2Frame, libraryError: Int32) throws {
+    package func sessionFrameNotSent(_ frame: NGHTTP2Frame, libraryError: Int32) throws {
         guard case .headers(let streamID, _, true) = frame else { return }
         if let goAway = receivedGoAway {
             finish(streamID: streamID, with: .goAway(lastStreamID: goAway.lastStreamID, errorCode: goAway.errorCode))
@@ -388,9 +386,9 @@ extension HTTP2ClientHandler: NGHTTP2SessionEvents {
         }
     }
 
-    func sessionInvalidFrame(_ frame: NGHTTP2Frame, libraryError: Int32) throws {}
+    package func sessionInvalidFrame(_ frame: NGHTTP2Frame, libraryError: Int32) throws {}
 
-    func sessionStreamClosed(streamID: Int32, errorCode: HTTP2ErrorCode) throws {
+    package func sessionStreamClosed(streamID: Int32, errorCode: HTTP2ErrorCode) throws {
         end(streamID) { stream in
             if stream.responseEnded && stream.status != 0 {
                 return .success(HTTP2Response(streamID: streamID, status: stream.status, headers: stream.headers, body: stream.body))
@@ -409,7 +407,7 @@ extension HTTP2ClientHandler: NGHTTP2SessionEvents {
         }
     }
 
-    func sessionReadBody(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) throws -> (count: Int, end: Bool) {
+    package func sessionReadBody(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) throws -> (count: Int, end: Bool) {
         streams[streamID]?.readBody(into: buffer) ?? (0, true)
     }
 }

@@ -43,55 +43,6 @@ struct HeaderBlock: ~Copyable {
                        neverIndex ? UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) : 0))
     }
 
-    mutating func append(status: Int) {
-        let valueStart: Int
-        let nameStart = bytes.count
-        bytes.append(contentsOf: ":status".utf8)
-        valueStart = bytes.count
-        // Three ASCII digits without going through String.
-        let clamped = min(max(status, 100), 999)
-        bytes.append(UInt8(48 + clamped / 100))
-        bytes.append(UInt8(48 + clamped / 10 % 10))
-        bytes.append(UInt8(48 + clamped % 10))
-        fields.append((nameStart, 7, valueStart, 3, 0))
-    }
-
-    /// Server responses: calls `body` with an nv array of `:status` and `fields`, pointing into
-    /// `fields`' storage (no copy); the pointers are valid only inside `body`.
-    mutating func withResponseNVArray<R>(
-        status: Int, fields: HTTP2HeaderFields, _ body: (UnsafePointer<nghttp2_nv>, Int) throws -> R
-    ) rethrows -> R {
-        reset()
-        append(status: status)
-        reserveNV(fields.count + 1)
-        let nv = self.nv
-        return try bytes.withUnsafeMutableBufferPointer { status in
-            nv[0] = nghttp2_nv(name: status.baseAddress!, value: status.baseAddress! + 7, namelen: 7, valuelen: 3, flags: 0)
-            return try fields.withUnsafeFields { fields in
-                var count = 1
-                if let base = fields.storage.baseAddress {
-                    // nghttp2 only reads (and copies) the names and values it is given.
-                    let bytes = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: UInt8.self))
-                    fields.forEachRange { name, value, neverIndex in
-                        nv[count] = nghttp2_nv(
-                            name: bytes + name.lowerBound, value: bytes + value.lowerBound,
-                            namelen: name.count, valuelen: value.count,
-                            flags: neverIndex ? UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) : 0)
-                        count += 1
-                    }
-                }
-                return try body(UnsafePointer(nv), count)
-            }
-        }
-    }
-
-    private mutating func reserveNV(_ count: Int) {
-        guard count > nvCapacity else { return }
-        nv.deallocate()
-        nvCapacity = count * 2
-        nv = .allocate(capacity: nvCapacity)
-    }
-
     /// Calls `body` with an nv array over the block; the pointers are valid only inside `body`.
     mutating func withNVArray<R>(_ body: (UnsafePointer<nghttp2_nv>, Int) throws -> R) rethrows -> R {
         if fields.count > nvCapacity {

@@ -3,7 +3,7 @@ import NIOCore
 
 /// The parts of an nghttp2 frame the handlers act on, copied out of the C union so handler code
 /// never touches C types. Decoded only for frames the session reports (received, sent, not sent).
-enum NGHTTP2Frame {
+package enum NGHTTP2Frame {
     case headers(streamID: Int32, endStream: Bool, isRequest: Bool)
     case data(streamID: Int32, endStream: Bool)
     case settings(ack: Bool, maxConcurrentStreams: UInt32?)
@@ -12,7 +12,7 @@ enum NGHTTP2Frame {
     case rstStream(streamID: Int32, errorCode: HTTP2ErrorCode)
     case other(type: UInt8, streamID: Int32)
 
-    init(_ frame: UnsafePointer<nghttp2_frame>) {
+    package init(_ frame: UnsafePointer<nghttp2_frame>) {
         let hd = frame.pointee.hd
         let endStream = hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
         let ack = hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0

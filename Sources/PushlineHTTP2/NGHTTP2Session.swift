@@ -4,32 +4,40 @@ import NIOCore
 /// Owns one `nghttp2_session` in memory mode (no sockets: bytes in through `receive`, bytes out
 /// through `send`). Callbacks reach `events` through `Unmanaged` user data pointing at this object.
 ///
-/// Confined to one EventLoop by its owning handler; not Sendable.
-final class NGHTTP2Session {
-    enum Role { case client, server }
+/// Confined to one EventLoop by its owning handler; not Sendable. `package`: the server handler
+/// (PushlineHTTP2Server) drives the same session type.
+package final class NGHTTP2Session {
+    package enum Role { case client, server }
 
     /// The nghttp2 session; created in init, freed in deinit, never handed out.
     private let raw: OpaquePointer
-    let role: Role
+    package let role: Role
     private var headerBlock = HeaderBlock()
 
     /// The handler that owns this session. `unowned(unsafe)`: the handler holds the only strong
     /// reference to the session, so the handler outlives every callback the session can make.
-    unowned(unsafe) var events: (any NGHTTP2SessionEvents)?
-    /// Server sessions: the same handler as `events`, for the server's hot callbacks
-    /// (NGHTTP2ServerCallbacks.swift), which reach it without reference counting.
-    var server: Unmanaged<HTTP2ServerHandler>?
+    unowned(unsafe) package var events: (any NGHTTP2SessionEvents)?
+    /// For callbacks a handler installs itself (`installCallbacks` in init; the server's hot
+    /// callbacks): that handler, unretained (`Unmanaged.passUnretained(handler).toOpaque()`), so
+    /// they reach it without reference counting or an existential. Valid for the same reason as
+    /// `events`: the handler owns the session.
+    package var owner: UnsafeMutableRawPointer?
 
-    /// - Parameter peerMaxConcurrentStreams: what to assume for the peer's
-    ///   SETTINGS_MAX_CONCURRENT_STREAMS until its first SETTINGS arrives.
-    init(role: Role, peerMaxConcurrentStreams: UInt32) throws {
+    /// - Parameters:
+    ///   - peerMaxConcurrentStreams: what to assume for the peer's SETTINGS_MAX_CONCURRENT_STREAMS
+    ///     until its first SETTINGS arrives.
+    ///   - installCallbacks: replaces callbacks on the table after the shared ones are set (the
+    ///     server's hot callbacks, which reach `owner`).
+    package init(
+        role: Role, peerMaxConcurrentStreams: UInt32, installCallbacks: (OpaquePointer?) -> Void = { _ in }
+    ) throws {
         self.role = role
         var callbacks: OpaquePointer?
         try Self.check("nghttp2_session_callbacks_new", nghttp2_session_callbacks_new(&callbacks))
         // The session copies the callbacks table; we free ours right after creating it.
         defer { nghttp2_session_callbacks_del(callbacks) }
         installNGHTTP2Callbacks(callbacks)
-        if role == .server { installNGHTTP2ServerCallbacks(callbacks) }
+        installCallbacks(callbacks)
 
         var option: OpaquePointer?
         try Self.check("nghttp2_option_new", nghttp2_option_new(&option))
@@ -57,7 +65,7 @@ final class NGHTTP2Session {
     // MARK: Bytes in and out
 
     /// Feeds received bytes to nghttp2; callbacks run synchronously inside.
-    func receive(_ buffer: ByteBuffer) throws {
+    package func receive(_ buffer: ByteBuffer) throws {
         let rv = buffer.withUnsafeReadableBytes { bytes -> Int in
             guard let base = bytes.baseAddress else { return 0 }
             return nghttp2_session_mem_recv(raw, base.assumingMemoryBound(to: UInt8.self), bytes.count)
@@ -82,7 +90,7 @@ final class NGHTTP2Session {
     /// Writes everything nghttp2 has to send to `context` as one buffer with one flush (the write
     /// coalescing both handlers rely on). Returns false once the session wants neither to read
     /// nor to write: GOAWAY exchanged and nothing in flight, so the connection is done.
-    func flushOutput(to context: ChannelHandlerContext) throws -> Bool {
+    package func flushOutput(to context: ChannelHandlerContext) throws -> Bool {
         var out = context.channel.allocator.buffer(capacity: 16 * 1024)
         if try send(into: &out) > 0 {
             context.writeAndFlush(NIOAny(out), promise: nil)
@@ -95,7 +103,7 @@ final class NGHTTP2Session {
 
     // MARK: Submitting frames (queued; they leave on the next `send`)
 
-    func submitSettings(_ entries: [(id: nghttp2_settings_id, value: UInt32)]) throws {
+    package func submitSettings(_ entries: [(id: nghttp2_settings_id, value: UInt32)]) throws {
         var iv = entries.map { nghttp2_settings_entry(settings_id: Int32($0.id.rawValue), value: $0.value) }
         let rv = iv.withUnsafeMutableBufferPointer {
             nghttp2_submit_settings(raw, UInt8(NGHTTP2_FLAG_NONE.rawValue), $0.baseAddress, $0.count)
@@ -104,7 +112,7 @@ final class NGHTTP2Session {
     }
 
     /// Grows the connection-level receive window (stream windows come from SETTINGS).
-    func setConnectionWindow(_ size: Int32) throws {
+    package func setConnectionWindow(_ size: Int32) throws {
         try Self.check("nghttp2_session_set_local_window_size",
                        nghttp2_session_set_local_window_size(raw, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, size))
     }
@@ -129,25 +137,22 @@ final class NGHTTP2Session {
         }
     }
 
-    /// Server only: a response whose headers are already bytes (`HTTP2HeaderFields`), submitted
-    /// without copying them first.
-    func submitResponse(streamID: Int32, status: Int, fields: HTTP2HeaderFields, hasBody: Bool) throws {
+    /// Server only: a response whose header block the server built (`:status` first). nghttp2
+    /// copies the nv pairs before returning; the body is read through `events.sessionReadBody`.
+    package func submitResponse(streamID: Int32, nv: UnsafePointer<nghttp2_nv>, count: Int, hasBody: Bool) throws {
         var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readBodyCallback)
-        let raw = self.raw
-        let rv = headerBlock.withResponseNVArray(status: status, fields: fields) { nv, count in
-            hasBody
-                ? nghttp2_submit_response(raw, streamID, nv, count, &provider)
-                : nghttp2_submit_response(raw, streamID, nv, count, nil)
-        }
+        let rv = hasBody
+            ? nghttp2_submit_response(raw, streamID, nv, count, &provider)
+            : nghttp2_submit_response(raw, streamID, nv, count, nil)
         try Self.check("nghttp2_submit_response", rv)
     }
 
-    func submitReset(streamID: Int32, errorCode: HTTP2ErrorCode) throws {
+    package func submitReset(streamID: Int32, errorCode: HTTP2ErrorCode) throws {
         try Self.check("nghttp2_submit_rst_stream",
                        nghttp2_submit_rst_stream(raw, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, errorCode.rawValue))
     }
 
-    func submitGoAway(lastStreamID: Int32, errorCode: HTTP2ErrorCode, debugData: ByteBuffer) throws {
+    package func submitGoAway(lastStreamID: Int32, errorCode: HTTP2ErrorCode, debugData: ByteBuffer) throws {
         let rv = debugData.withUnsafeReadableBytes { bytes in
             nghttp2_submit_goaway(raw, UInt8(NGHTTP2_FLAG_NONE.rawValue), lastStreamID, errorCode.rawValue,
                                   bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count)
@@ -155,7 +160,7 @@ final class NGHTTP2Session {
         try Self.check("nghttp2_submit_goaway", rv)
     }
 
-    func submitPing(opaque: UInt64) throws {
+    package func submitPing(opaque: UInt64) throws {
         let rv = withUnsafeBytes(of: opaque.bigEndian) { bytes in
             nghttp2_submit_ping(raw, UInt8(NGHTTP2_FLAG_NONE.rawValue), bytes.baseAddress?.assumingMemoryBound(to: UInt8.self))
         }
@@ -170,10 +175,10 @@ final class NGHTTP2Session {
     }
 
     /// Our SETTINGS_MAX_CONCURRENT_STREAMS as acknowledged by the peer.
-    var localMaxConcurrentStreams: UInt32 {
+    package var localMaxConcurrentStreams: UInt32 {
         nghttp2_session_get_local_settings(raw, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
     }
 
     /// The highest peer-initiated stream id nghttp2 has processed (a natural GOAWAY last-stream-id).
-    var lastProcessedStreamID: Int32 { nghttp2_session_get_last_proc_stream_id(raw) }
+    package var lastProcessedStreamID: Int32 { nghttp2_session_get_last_proc_stream_id(raw) }
 }

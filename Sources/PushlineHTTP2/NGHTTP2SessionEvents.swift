@@ -3,7 +3,7 @@
 /// record state and defer user-visible work (promises, delegate calls) until the call returns:
 /// nghttp2 must not be re-entered with `mem_recv`/`mem_send` from a callback.
 /// A throw becomes `NGHTTP2_ERR_CALLBACK_FAILURE`, which ends the session.
-protocol NGHTTP2SessionEvents: AnyObject {
+package protocol NGHTTP2SessionEvents: AnyObject {
     func sessionBeginHeaders(streamID: Int32, isRequest: Bool) throws
     func sessionHeader(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndex: Bool) throws
     func sessionData(streamID: Int32, bytes: UnsafeRawBufferPointer) throws

@@ -2,12 +2,14 @@ import NIOCore
 
 /// PINGs in flight on one connection: each gets a fresh 8-byte opaque value, and its ACK yields
 /// the round-trip time. Not Sendable; confined to the connection's EventLoop.
-struct PingTracker {
+package struct PingTracker {
     private var nextOpaque: UInt64 = 1
     private var pending: [UInt64: (sent: NIODeadline, promise: EventLoopPromise<TimeAmount>)] = [:]
 
+    package init() {}
+
     /// Registers a ping and returns the opaque value to send.
-    mutating func start(at now: NIODeadline, promise: EventLoopPromise<TimeAmount>) -> UInt64 {
+    package mutating func start(at now: NIODeadline, promise: EventLoopPromise<TimeAmount>) -> UInt64 {
         let opaque = nextOpaque
         nextOpaque &+= 1
         pending[opaque] = (now, promise)
@@ -15,13 +17,13 @@ struct PingTracker {
     }
 
     /// The ACK for `opaque` arrived: the promise to complete and the RTT, or nil if not ours.
-    mutating func acked(_ opaque: UInt64, at now: NIODeadline) -> (EventLoopPromise<TimeAmount>, TimeAmount)? {
+    package mutating func acked(_ opaque: UInt64, at now: NIODeadline) -> (EventLoopPromise<TimeAmount>, TimeAmount)? {
         guard let entry = pending.removeValue(forKey: opaque) else { return nil }
         return (entry.promise, now - entry.sent)
     }
 
     /// Removes and returns every pending promise (the connection ended).
-    mutating func drainAll() -> [EventLoopPromise<TimeAmount>] {
+    package mutating func drainAll() -> [EventLoopPromise<TimeAmount>] {
         defer { pending.removeAll() }
         return pending.values.map(\.promise)
     }

@@ -3,8 +3,8 @@
 /// Submits never write directly: inside a read burst the drain waits for `channelReadComplete`;
 /// otherwise the first submit of an event-loop tick schedules one drain task and later submits in
 /// the same tick ride along. So N submits in one tick cost one `mem_send` loop, one write, one flush.
-struct WriteCoalescer: Hashable {
-    enum Action: Hashable {
+package struct WriteCoalescer: Hashable {
+    package enum Action: Hashable {
         case none
         case scheduleDrain
     }
@@ -12,18 +12,20 @@ struct WriteCoalescer: Hashable {
     private(set) var reading = false
     private(set) var drainScheduled = false
 
+    package init() {}
+
     /// Something was queued in nghttp2.
-    mutating func needsDrain() -> Action {
+    package mutating func needsDrain() -> Action {
         if reading || drainScheduled { return .none }
         drainScheduled = true
         return .scheduleDrain
     }
 
-    mutating func readStarted() { reading = true }
+    package mutating func readStarted() { reading = true }
 
     /// The read burst ended: the caller drains now.
-    mutating func readCompleted() { reading = false }
+    package mutating func readCompleted() { reading = false }
 
     /// The scheduled drain task runs (the caller drains now).
-    mutating func scheduledDrainRuns() { drainScheduled = false }
+    package mutating func scheduledDrainRuns() { drainScheduled = false }
 }

@@ -40,9 +40,6 @@ public struct OffsetTracker: Sendable, Hashable {
     /// Records taken and not yet part of the completed prefix.
     public var inFlightCount: Int { offsets.count - head - completedAhead }
 
-    /// Records taken but not in the completed prefix (in flight or completed out of order).
-    public var pendingCount: Int { offsets.count - head }
-
     /// The highest offset taken so far.
     public var lastTaken: Int64? { offsets.last ?? lastTakenBeforeCompaction }
     private var lastTakenBeforeCompaction: Int64?

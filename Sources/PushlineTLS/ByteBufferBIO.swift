@@ -46,9 +46,6 @@ final class ByteBufferBIO {
     /// Bytes received but not yet consumed by OpenSSL.
     var inboundBytes: Int { inbound?.readableBytes ?? 0 }
 
-    /// Whether OpenSSL produced ciphertext that has not been taken.
-    var hasOutbound: Bool { outbound.readableBytes > 0 }
-
     /// Takes all ciphertext produced so far, for one socket write.
     func takeOutbound() -> ByteBuffer? {
         guard outbound.readableBytes > 0 else { return nil }

@@ -1,7 +1,7 @@
 import COpenSSL
 
 /// A certificate with its private key and the chain above it (intermediates, optionally the CA),
-/// e.g. a TLS identity loaded from a PKCS#12 or issued by `CertificateAuthority`.
+/// e.g. a TLS identity loaded from a PKCS#12 or issued by PushlineTestCA's `CertificateAuthority`.
 public struct CertifiedKey: Sendable {
     public var certificate: X509Certificate
     public var privateKey: PrivateKey

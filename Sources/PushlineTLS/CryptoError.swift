@@ -29,7 +29,7 @@ public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// An error with the current thread's OpenSSL error queue attached (and drained).
-    static func openSSL(_ code: Code, _ message: String) -> CryptoError {
+    package static func openSSL(_ code: Code, _ message: String) -> CryptoError {
         CryptoError(code, message, openSSLErrors: .drain())
     }
 

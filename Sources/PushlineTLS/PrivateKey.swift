@@ -6,8 +6,8 @@ import COpenSSL
 /// OpenSSL 3 documents `EVP_PKEY` as safe to use read-only from many threads at once (signing
 /// creates its own `EVP_MD_CTX` per call); the refcount operations are atomic.
 public final class PrivateKey: @unchecked Sendable {
-    /// Owned; freed in deinit.
-    let pointer: OpaquePointer
+    /// Owned; freed in deinit. `package` for PushlineTestCA's certificate builder (signing).
+    package let pointer: OpaquePointer
 
     /// Takes ownership of `pointer`.
     init(taking pointer: OpaquePointer) {

@@ -147,9 +147,4 @@ final class TLSConnection {
         guard result != X509_V_OK else { return nil }
         return String(cString: X509_verify_cert_error_string(result))
     }
-
-    /// The negotiated protocol version, e.g. "TLSv1.3".
-    var protocolVersion: String {
-        String(cString: SSL_get_version(ssl))
-    }
 }

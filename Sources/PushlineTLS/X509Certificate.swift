@@ -6,11 +6,11 @@ import COpenSSL
 /// wraps the pointer); reading fields of a const `X509` from several threads is safe and its
 /// reference count is atomic.
 public final class X509Certificate: @unchecked Sendable {
-    /// Owned (one reference); freed in deinit.
-    let pointer: OpaquePointer
+    /// Owned (one reference); freed in deinit. `package` for PushlineTestCA's certificate builder.
+    package let pointer: OpaquePointer
 
     /// Takes ownership of one reference to `pointer`.
-    init(taking pointer: OpaquePointer) {
+    package init(taking pointer: OpaquePointer) {
         self.pointer = pointer
     }
 

@@ -114,8 +114,9 @@ public struct JobDecoder: Sendable {
         }
 
         let collapseID = try string("collapse_id")
-        if let collapseID, collapseID.utf8.count > 64 {
-            throw JobRejection(.invalidField, "collapse_id: \(collapseID.utf8.count) bytes, at most 64")
+        if let collapseID, collapseID.utf8.count > APNSRequestRules.maxCollapseIDBytes {
+            throw JobRejection(
+                .invalidField, "collapse_id: \(collapseID.utf8.count) bytes, at most \(APNSRequestRules.maxCollapseIDBytes)")
         }
 
         let topic = try string("topic") ?? pushType.defaultTopic(bundleID: bundleID)

@@ -27,6 +27,36 @@ import Testing
         #expect(field(certificate, "authorization") == nil)
     }
 
+    /// The client's request builder and the mock's rules are one table: what the client builds
+    /// passes, up to the limits, and one byte over a limit is APNs' refusal.
+    @Test func builtRequestsPassTheRequestRules() {
+        func rejection(_ notification: APNSNotification) -> APNSRequestRules.Rejection? {
+            let fields = APNSRequestHeaders.make(
+                for: notification, authority: "api.push.apple.com", bearerToken: "jwt", firstOnConnection: true)
+            let headers = fields.filter { !$0.name.hasPrefix(":") }.map { (name: $0.name, value: $0.value) }
+            return notification.payload.withUnsafeBufferPointer { body in
+                switch APNSRequestRules.check(method: "POST", path: notification.path, headers: headers, body: body) {
+                case .success: nil
+                case .failure(let rejection): rejection
+                }
+            }
+        }
+        var full = notification
+        full.deviceToken = String(repeating: "ab", count: 32)
+        full.payload = Array("{\"aps\":{}}".utf8)
+        #expect(rejection(full) == nil)
+        full.collapseID = String(repeating: "c", count: APNSRequestRules.maxCollapseIDBytes)
+        full.payload = Array(("{\"a\":\"" + String(repeating: "x", count: full.pushType.maxPayloadBytes - 8) + "\"}").utf8)
+        #expect(full.payload.count == full.pushType.maxPayloadBytes)
+        #expect(rejection(full) == nil)
+        var longCollapseID = full
+        longCollapseID.collapseID! += "c"
+        #expect(rejection(longCollapseID) == APNSRequestRules.Rejection(400, .badCollapseId))
+        var largePayload = full
+        largePayload.payload.insert(UInt8(ascii: " "), at: 0)
+        #expect(rejection(largePayload) == APNSRequestRules.Rejection(413, .payloadTooLarge))
+    }
+
     @Test func pushTypeDefaults() {
         #expect(APNSPushType.voip.defaultTopic(bundleID: "com.a") == "com.a.voip")
         #expect(APNSPushType.complication.defaultTopic(bundleID: "com.a") == "com.a.complication")

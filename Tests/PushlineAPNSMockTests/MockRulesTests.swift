@@ -3,6 +3,7 @@ import PushlineAPNSMock
 import NIOCore
 import PushlineHTTP2
 import PushlineTLS
+import PushlineTestCA
 import PushlineTestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import PushlineAPNS
 import PushlineAPNSCore
 import PushlineAPNSMock
 import PushlineTLS
+import PushlineTestCA
 import PushlineTestSupport
 import Synchronization
 import Testing

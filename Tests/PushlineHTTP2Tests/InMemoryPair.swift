@@ -1,6 +1,7 @@
 import NIOCore
 import NIOEmbedded
 @testable import PushlineHTTP2
+@testable import PushlineHTTP2Server
 
 /// A client and a server handler on two EmbeddedChannels, with bytes shuttled between them
 /// until both sides are quiet.

@@ -2,6 +2,7 @@ import NIOCore
 import NIOEmbedded
 import Testing
 @testable import PushlineHTTP2
+@testable import PushlineHTTP2Server
 
 /// Client and server handlers talking through two EmbeddedChannels: no sockets, deterministic.
 @Suite struct InMemoryTests {
@@ -69,7 +70,7 @@ import Testing
         try pair.interact()
         #expect(throws: HTTP2StreamError(.refused, streamID: 1)) { try future.completedResult()?.get() }
         #expect(HTTP2StreamError(.refused, streamID: 1).isUnprocessed)
-        #expect(pair.clientHandler.inFlightStreams == 0)
+        #expect(pair.clientHandler.availableStreams == pair.clientHandler.peerMaxConcurrentStreams)
     }
 
     @Test func goAwaySplitsAnsweredAndUnprocessedStreams() throws {

@@ -2,6 +2,7 @@ import NIOCore
 import NIOEmbedded
 import Testing
 @testable import PushlineHTTP2
+@testable import PushlineHTTP2Server
 
 /// A hand-written client that ignores the server's SETTINGS_MAX_CONCURRENT_STREAMS: the server
 /// must count the violation (a mock reports it) rather than hide it.

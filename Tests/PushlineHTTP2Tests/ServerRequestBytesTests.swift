@@ -2,6 +2,7 @@ import NIOCore
 import NIOEmbedded
 import Testing
 @testable import PushlineHTTP2
+@testable import PushlineHTTP2Server
 
 /// The server keeps request headers as bytes and reuses its streams: what a delegate sees must not
 /// change because of either.

@@ -1,5 +1,6 @@
 import Testing
 @testable import PushlineHTTP2
+@testable import PushlineHTTP2Server
 
 @Suite struct StateValueTests {
     @Test func availableStreamsFollowPeerLimitAndInFlight() {

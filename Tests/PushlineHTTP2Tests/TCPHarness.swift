@@ -2,6 +2,7 @@ import NIOCore
 import NIOPosix
 import Synchronization
 @testable import PushlineHTTP2
+@testable import PushlineHTTP2Server
 
 /// What a test server does with requests.
 enum ServerBehavior: Sendable {

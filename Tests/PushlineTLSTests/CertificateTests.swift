@@ -1,5 +1,6 @@
 import Foundation
 import PushlineTLS
+import PushlineTestCA
 import Testing
 
 @Suite struct CertificateTests {

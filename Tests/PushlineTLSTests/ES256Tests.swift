@@ -67,22 +67,4 @@ import Testing
         #expect(theirs.count == 64)
         #expect(try ES256.verify(theirs, of: message, with: PublicKey(pemFile: path("public.pem"))))
     }
-
-    @Test func base64URL() {
-        #expect(Base64URL.encode(Array("".utf8)) == "")
-        #expect(Base64URL.encode(Array("f".utf8)) == "Zg")
-        #expect(Base64URL.encode(Array("fo".utf8)) == "Zm8")
-        #expect(Base64URL.encode(Array("foo".utf8)) == "Zm9v")
-        #expect(Base64URL.encode([0xFB, 0xFF, 0xBF]) == "-_-_")
-        #expect(Base64URL.decode("-_-_") == [0xFB, 0xFF, 0xBF])
-        #expect(Base64URL.decode("Zm8") == Array("fo".utf8))
-        #expect(Base64URL.decode("Zm8=") == Array("fo".utf8))
-        #expect(Base64URL.decode("Z") == nil)
-        #expect(Base64URL.decode("a+b/") == nil)
-        let bytes = (0..<300).map { UInt8($0 % 256) }
-        #expect(Base64URL.decode(Base64URL.encode(bytes)) == bytes)
-        #expect(Base64URL.encode(bytes) == Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: ""))
-    }
 }

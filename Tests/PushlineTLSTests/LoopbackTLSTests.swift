@@ -1,5 +1,6 @@
 import NIOCore
 import PushlineTLS
+import PushlineTestCA
 import NIOPosix
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import PushlineTLS
+import PushlineTestCA
 import PushlineTestSupport
 
 /// A CA, a server certificate for localhost/127.0.0.1 and an APNs-like client certificate,

@@ -135,14 +135,19 @@ import Testing
     }
 }
 
-/// The CI fuzz budget: mutated records for `PUSHLINE_FUZZ_SECONDS` (default 30), from a seed that
-/// changes per run (printed, so a failure can be replayed). A duration-bounded search, not a timed
-/// test: nothing here asserts on time.
+/// Mutated records, reproducible: the seed is fixed (`defaultSeed`) unless `PUSHLINE_FUZZ_SEED`
+/// gives another, and every failure names it, so `PUSHLINE_FUZZ_SEED=<seed>` replays the run. By
+/// default a fixed count of inputs (about a second in a debug build); `PUSHLINE_FUZZ_SECONDS=N`
+/// asks for a longer search of N seconds instead (a duration-bounded search, not a timed test:
+/// nothing asserts on time).
 @Suite struct JobDecoderFuzzTests {
-    @Test func thirtySecondsOfMutatedRecords() {
-        let seconds = Int(ProcessInfo.processInfo.environment["PUSHLINE_FUZZ_SECONDS"] ?? "") ?? 30
-        let seed = UInt64(ProcessInfo.processInfo.environment["PUSHLINE_FUZZ_SEED"] ?? "") ?? UInt64.random(in: 1...UInt64.max)
-        print("decoder fuzz: seed \(seed), \(seconds) s")
+    static let defaultSeed: UInt64 = 0x5EED_D0C0_DE17
+    static let defaultInputs = 50_000
+
+    @Test func mutatedRecordsDecodeOrAreRejectedWithAReason() {
+        let environment = ProcessInfo.processInfo.environment
+        let seed = environment["PUSHLINE_FUZZ_SEED"].flatMap { UInt64($0) } ?? Self.defaultSeed
+        let seconds = environment["PUSHLINE_FUZZ_SECONDS"].flatMap { Int($0) }
         let decoder = JobDecoder(bundleIDs: ["default": "com.example.app"])
         var generator = SplitMix64(seed: seed)
         let seeds = [
@@ -150,19 +155,28 @@ import Testing
             #"{"id":"c2","token":"cdcd","push_type":"voip","expiration":0,"collapse_id":"x","deadline":"2030-01-01T00:00:00Z","payload":{"aps":{}}}"#,
         ].map { Array($0.utf8) }
         let fragments = ["{", "}", "[", "]", "\"", "\\", ",", ":", "null", "1e999", "\\u0000", "\\ud800"].map { Array($0.utf8) }
-        let deadline = ContinuousClock.now + .seconds(seconds)
+        let deadline = seconds.map { ContinuousClock.now + .seconds($0) }
         var inputs = 0
         var reasonless = 0
-        while ContinuousClock.now < deadline {
+        var firstReasonless: (index: Int, record: [UInt8])?
+        while deadline.map({ ContinuousClock.now < $0 }) ?? (inputs < Self.defaultInputs) {
             for _ in 0..<1000 {
                 let record = mutate(seeds[inputs % seeds.count], using: &generator, fragments: fragments)
-                if case .failure(let rejection) = decoder.decode(record), rejection.detail.isEmpty { reasonless += 1 }
+                if case .failure(let rejection) = decoder.decode(record), rejection.detail.isEmpty {
+                    reasonless += 1
+                    if firstReasonless == nil { firstReasonless = (inputs, record) }
+                }
                 inputs += 1
             }
         }
-        print("decoder fuzz: \(inputs) inputs, every one decoded or rejected")
-        #expect(reasonless == 0)
-        #expect(inputs > 0)
+        let replay = "replay with PUSHLINE_FUZZ_SEED=\(seed)\(seconds.map { " PUSHLINE_FUZZ_SECONDS=\($0)" } ?? "")"
+        #expect(
+            reasonless == 0,
+            """
+            \(reasonless) of \(inputs) inputs rejected without a reason; the first, input \(firstReasonless?.index ?? -1): \
+            \(firstReasonless.map { String(decoding: $0.record, as: UTF8.self).debugDescription } ?? "") (\(replay))
+            """)
+        #expect(inputs > 0, "no input tried (\(replay))")
     }
 }
 

@@ -1,7 +1,9 @@
 import Foundation
 import NIOCore
 import PushlineHTTP2
+import PushlineHTTP2Server
 import PushlineTLS
+import PushlineTestCA
 import NIOPosix
 import Synchronization
 

@@ -1,4 +1,5 @@
 import CNGHTTP2
+import PushlineHTTP2
 
 // The server's per-request callbacks (begin headers, each header, DATA, frame received, stream
 // closed): the same forwarding as NGHTTP2Callbacks.swift, but straight to the session's
@@ -18,14 +19,14 @@ func installNGHTTP2ServerCallbacks(_ callbacks: OpaquePointer?) {
 private let callbackFailure = Int32(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue)
 
 /// Runs `body` with the server handler of the session in `userData`; 0, or nghttp2's failure code
-/// when `body` throws. The session's `server` is unretained: the handler owns the session, so it
-/// outlives every callback the session makes.
+/// when `body` throws. The session's `owner` is the handler, unretained (set in its init): the
+/// handler owns the session, so it outlives every callback the session makes.
 @inline(__always)
 private func withServer(_ userData: UnsafeMutableRawPointer?, _ body: (HTTP2ServerHandler) throws -> Void) -> Int32 {
     guard let userData else { return 0 }
     return Unmanaged<NGHTTP2Session>.fromOpaque(userData)._withUnsafeGuaranteedRef { session in
-        guard let server = session.server else { return 0 }
-        return server._withUnsafeGuaranteedRef { handler in
+        guard let owner = session.owner else { return 0 }
+        return Unmanaged<HTTP2ServerHandler>.fromOpaque(owner)._withUnsafeGuaranteedRef { handler in
             do {
                 try body(handler)
                 return 0

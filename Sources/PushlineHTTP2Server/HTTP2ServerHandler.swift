@@ -1,5 +1,6 @@
 import CNGHTTP2
 import NIOCore
+import PushlineHTTP2
 
 /// The server side of one HTTP/2 connection over nghttp2 (h2c prior knowledge, or below TLS):
 /// delivers complete requests to its delegate and sends responses whenever the delegate answers.
@@ -26,6 +27,7 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
     public var delegate: (any HTTP2ServerDelegate)?
 
     private let session: NGHTTP2Session
+    private var responseHeaders = ResponseHeaderBlock()
     private var context: ChannelHandlerContext?
     private var started = false
     private var closed = false
@@ -65,13 +67,14 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
         do {
             // Until the client's SETTINGS arrive nghttp2 assumes it allows 100 streams; a server
             // never opens streams, so the value does not matter here.
-            session = try NGHTTP2Session(role: .server, peerMaxConcurrentStreams: 100)
+            session = try NGHTTP2Session(
+                role: .server, peerMaxConcurrentStreams: 100, installCallbacks: installNGHTTP2ServerCallbacks)
         } catch {
             // nghttp2_session_server_new2 and nghttp2_option_new fail only when out of memory.
             fatalError("cannot create an nghttp2 server session: \(error)")
         }
         session.events = self
-        session.server = Unmanaged.passUnretained(self)
+        session.owner = Unmanaged.passUnretained(self).toOpaque()
     }
 
     /// The channel's EventLoop, once the handler is in a pipeline.
@@ -101,7 +104,10 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
         stream.responded = true
         stream.responseBody = body
         do {
-            try session.submitResponse(streamID: streamID, status: status, fields: fields, hasBody: body != nil)
+            let session = self.session
+            try responseHeaders.withNVArray(status: status, fields: fields) { nv, count in
+                try session.submitResponse(streamID: streamID, nv: nv, count: count, hasBody: body != nil)
+            }
         } catch {
             return false
         }
@@ -315,7 +321,7 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
 extension HTTP2ServerHandler: Sendable {}
 
 extension HTTP2ServerHandler: NGHTTP2SessionEvents {
-    func sessionBeginHeaders(streamID: Int32, isRequest: Bool) throws {
+    package func sessionBeginHeaders(streamID: Int32, isRequest: Bool) throws {
         guard isRequest else { return }
         let stream: ServerStream
         if let spare = spareStreams.popLast() {
@@ -336,17 +342,17 @@ extension HTTP2ServerHandler: NGHTTP2SessionEvents {
         return current
     }
 
-    func sessionHeader(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndex: Bool) throws {
+    package func sessionHeader(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndex: Bool) throws {
         // Trailers land here too and join the headers, as before.
         stream(streamID)?.received(name: UnsafeRawBufferPointer(name), value: UnsafeRawBufferPointer(value), neverIndex: neverIndex)
     }
 
-    func sessionData(streamID: Int32, bytes: UnsafeRawBufferPointer) throws {
+    package func sessionData(streamID: Int32, bytes: UnsafeRawBufferPointer) throws {
         guard let stream = stream(streamID), let context else { return }
         stream.receivedBody(bytes, allocator: context.channel.allocator)
     }
 
-    func sessionFrameReceived(_ frame: NGHTTP2Frame) throws {
+    package func sessionFrameReceived(_ frame: NGHTTP2Frame) throws {
         switch frame {
         case .headers(let streamID, true, _), .data(let streamID, true):
             guard let stream = stream(streamID), !stream.delivered else { return }
@@ -363,23 +369,23 @@ extension HTTP2ServerHandler: NGHTTP2SessionEvents {
         }
     }
 
-    func sessionFrameSent(_ frame: NGHTTP2Frame) throws {
+    package func sessionFrameSent(_ frame: NGHTTP2Frame) throws {
         if case .goAway(let goAway) = frame {
             sentGoAway = goAway
             deferred.append(.goAwaySent(goAway))
         }
     }
 
-    func sessionFrameNotSent(_ frame: NGHTTP2Frame, libraryError: Int32) throws {}
+    package func sessionFrameNotSent(_ frame: NGHTTP2Frame, libraryError: Int32) throws {}
 
-    func sessionInvalidFrame(_ frame: NGHTTP2Frame, libraryError: Int32) throws {
+    package func sessionInvalidFrame(_ frame: NGHTTP2Frame, libraryError: Int32) throws {
         guard case .headers(_, _, true) = frame, libraryError == Int32(NGHTTP2_ERR_PROTO.rawValue) else { return }
         let before = stats.limitViolations
         stats.streamRejected(acknowledgedLimit: Int(session.localMaxConcurrentStreams))
         if stats.limitViolations > before { deferred.append(.violation) }
     }
 
-    func sessionStreamClosed(streamID: Int32, errorCode: HTTP2ErrorCode) throws {
+    package func sessionStreamClosed(streamID: Int32, errorCode: HTTP2ErrorCode) throws {
         guard let stream = streams.removeValue(forKey: streamID) else { return }
         if current === stream { current = nil }
         // A request still waiting in `deferred` keeps its stream until it is delivered.
@@ -390,7 +396,7 @@ extension HTTP2ServerHandler: NGHTTP2SessionEvents {
         deferred.append(.streamClosed(streamID, errorCode))
     }
 
-    func sessionReadBody(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) throws -> (count: Int, end: Bool) {
+    package func sessionReadBody(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) throws -> (count: Int, end: Bool) {
         streams[streamID]?.readBody(into: buffer) ?? (0, true)
     }
 }

@@ -1,8 +1,10 @@
 import COpenSSL
+import PushlineTLS
 
-/// A certificate authority for tests and the mock APNs server: a self-signed P-256 CA that
-/// issues server certificates (DNS and IP SANs) and client certificates (any subject, e.g.
-/// UID=com.example.app, CN=Apple Push Services: com.example.app), all signed with SHA-256.
+/// A certificate authority for tests, the benchmarks and the mock APNs server's `--self-signed`
+/// identity: a self-signed P-256 CA that issues server certificates (DNS and IP SANs) and client
+/// certificates (any subject, e.g. UID=com.example.app, CN=Apple Push Services: com.example.app),
+/// all signed with SHA-256. Kept out of PushlineTLS so the production TLS module ships no CA.
 public struct CertificateAuthority: Sendable {
     /// The CA's self-signed certificate and key.
     public var identity: CertifiedKey

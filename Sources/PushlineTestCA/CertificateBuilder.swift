@@ -1,4 +1,5 @@
 import COpenSSL
+import PushlineTLS
 
 /// Builds and signs one X.509 v3 certificate with OpenSSL's X509 API.
 enum CertificateBuilder {

@@ -1,4 +1,5 @@
 import NIOCore
+import PushlineHTTP2
 
 /// A complete request received by a server connection (headers and body both ended).
 /// `headers` excludes pseudo-headers, which are split out; `neverIndex` tells how the client
@@ -104,11 +105,6 @@ public struct HTTP2ServerRequest: Sendable {
     @inlinable
     public func withHeaderValue<R>(named name: String, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
         try fields.withValue(named: name, body)
-    }
-
-    /// Calls `body` with the `:method` bytes (empty when absent).
-    public func withMethod<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try withPseudo(":method", body)
     }
 
     /// Calls `body` with the `:path` bytes (empty when absent).

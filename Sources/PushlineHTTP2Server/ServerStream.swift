@@ -1,4 +1,5 @@
 import NIOCore
+import PushlineHTTP2
 
 /// One server stream: the request being assembled, then the response body still to send.
 ///

@@ -1,3 +1,5 @@
+import PushlineHTTP2
+
 /// Header fields kept as bytes in one buffer: no `String` and no array element per field, so a
 /// server holds a request's headers with one allocation and reads them without decoding.
 ///

@@ -1,3 +1,5 @@
+import PushlineHTTP2
+
 /// Receives complete requests and connection events of one `HTTP2ServerHandler`, on the
 /// channel's EventLoop and never from inside nghttp2, so it may respond, reset, send GOAWAY or
 /// close from any method. The handler passed in is the per-connection context: its controls and
