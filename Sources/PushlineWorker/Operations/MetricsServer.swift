@@ -51,7 +51,7 @@ public final class MetricsServer: Service, Sendable {
         let port = channel.localAddress?.port
         bound.withLock { $0 = port }
         logger.info("metrics listening", metadata: ["address": "\(address.host):\(port ?? address.port)"])
-        // Stops on graceful shutdown (after the worker, which the service group shuts down first)
+        // Stops on graceful shutdown (after every other service: it is first in the service group)
         // and on cancellation (another service failed: the process is ending).
         await withTaskCancellationOrGracefulShutdownHandler {
             try? await channel.closeFuture.get()
