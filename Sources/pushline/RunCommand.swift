@@ -37,19 +37,17 @@ struct RunCommand: AsyncParsableCommand {
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
 
         let health = WorkerHealth()
-        var services: [any Service] = []
-        if let address = HostPort(configuration.metrics.listen) {
-            services.append(MetricsServer(address: address, registry: registry, health: health, logger: logger))
-        }
-        let worker = Worker(configuration: configuration, logger: logger, health: health)
-        services.append(worker)
-        var groupConfiguration = ServiceGroupConfiguration(
-            services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger
-        )
-        groupConfiguration.maximumGracefulShutdownDuration = .milliseconds(configuration.worker.shutdownTimeoutMilliseconds + 15_000)
         do {
+            // One group, in dependency order: the metrics server first (it stops last and answers
+            // throughout the drain), then the worker's services (Worker.services()).
+            var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+            if let address = HostPort(configuration.metrics.listen) {
+                services.append(.init(service: MetricsServer(address: address, registry: registry, health: health, logger: logger)))
+            }
+            services += try Worker(configuration: configuration, logger: logger, health: health).services()
+            var groupConfiguration = ServiceGroupConfiguration(
+                services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            groupConfiguration.maximumGracefulShutdownDuration = .milliseconds(configuration.worker.shutdownTimeoutMilliseconds + 15_000)
             try await ServiceGroup(configuration: groupConfiguration).run()
         } catch let problems as ConfigurationProblems {
             throw ExitFailure.configuration(problems.problems)

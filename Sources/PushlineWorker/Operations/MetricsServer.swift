@@ -5,6 +5,7 @@ import NIOHTTP1
 import NIOPosix
 import Prometheus
 import ServiceLifecycle
+import Synchronization
 
 /// Serves `/metrics` (Prometheus text format), `/healthz` and `/readyz` on `metrics.listen`.
 ///
@@ -16,18 +17,18 @@ public final class MetricsServer: Service, Sendable {
     private let registry: PrometheusCollectorRegistry
     private let health: WorkerHealth
     private let logger: Logger
-    private let bound: BoundPort
+    /// Set once by `run` when bound; read from any thread.
+    private let bound = Mutex<Int?>(nil)
 
     public init(address: HostPort, registry: PrometheusCollectorRegistry, health: WorkerHealth, logger: Logger) {
         self.address = address
         self.registry = registry
         self.health = health
         self.logger = logger
-        self.bound = BoundPort()
     }
 
     /// The port bound once running (useful with port 0 in tests).
-    public var port: Int? { bound.port }
+    public var port: Int? { bound.withLock { $0 } }
 
     public func run() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -47,9 +48,10 @@ public final class MetricsServer: Service, Sendable {
             try? await group.shutdownGracefully()
             throw ConfigurationProblems(["metrics.listen: cannot listen on \(address): \(error)"])
         }
-        bound.port = channel.localAddress?.port
-        logger.info("metrics listening", metadata: ["address": "\(address.host):\(bound.port ?? address.port)"])
-        // Stops on graceful shutdown (after the worker, which the service group shuts down first)
+        let port = channel.localAddress?.port
+        bound.withLock { $0 = port }
+        logger.info("metrics listening", metadata: ["address": "\(address.host):\(port ?? address.port)"])
+        // Stops on graceful shutdown (after every other service: it is first in the service group)
         // and on cancellation (another service failed: the process is ending).
         await withTaskCancellationOrGracefulShutdownHandler {
             try? await channel.closeFuture.get()
@@ -58,13 +60,6 @@ public final class MetricsServer: Service, Sendable {
         }
         try? await group.shutdownGracefully()
     }
-}
-
-/// The bound port, set once by `run`.
-final class BoundPort: @unchecked Sendable {
-    // @unchecked Sendable: written once before any reader can observe the server as started;
-    // tests read it only after waiting for the port to accept connections.
-    var port: Int?
 }
 
 final class MetricsHTTPHandler: ChannelInboundHandler {

@@ -29,10 +29,9 @@ final class JobPipeline: Sendable {
     private let ids = APNSIDGenerator()
     private let logger: Logger
     private let wallClockMilliseconds: @Sendable () -> Int64
-    private let active = AtomicCounter()
-
-    /// Jobs handed to the pipeline whose results are not all acknowledged yet.
-    var activeJobs: Int { active.value }
+    /// Jobs handed to the pipeline whose results are not all acknowledged yet (the shutdown
+    /// drain waits for it to reach zero).
+    let active = WaitableCount()
 
     init(
         decoder: JobDecoder,
@@ -62,7 +61,7 @@ final class JobPipeline: Sendable {
         let active = self.active
         self.complete = { id in
             complete(id)
-            active.add(-1)
+            active.subtract(1)
         }
     }
 

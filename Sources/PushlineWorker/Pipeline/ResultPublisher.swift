@@ -1,25 +1,23 @@
 import PushlineKafka
 import Logging
+import Synchronization
 
 /// Produces result records and dead-letter copies, and reports each one's acknowledgement.
 ///
-/// A record is never dropped: a full local queue or a failed delivery (broker down longer than
-/// `message.timeout.ms`, leader changes, ...) is retried with backoff until Kafka acknowledges it,
-/// because a job's offset must not be stored before its results are safe. The one exception is a
-/// dead-letter copy too large for the broker: it is re-sent truncated, with a header saying so.
+/// A record is never dropped while the worker runs: a full local queue or a failed delivery
+/// (broker down longer than `message.timeout.ms`, leader changes, ...) is produced again until
+/// Kafka acknowledges it, because a job's offset must not be stored before its results are safe.
+/// A full queue is retried after the next delivery report (which frees room), a failed delivery
+/// after a backoff (50 ms doubling to 5 s); both by the retry loop that `run` owns
+/// (ResultPublisher+Service.swift). The one exception is a dead-letter copy too large for the
+/// broker: it is re-sent truncated, with a header saying so.
 final class ResultPublisher: Sendable {
-    private let producer: KafkaProducer
-    private let logger: Logger
+    let producer: KafkaProducer
+    let logger: Logger
     private let metrics: WorkerMetrics
 
     /// The most bytes of a rejected record kept in a truncated dead-letter copy.
     static let truncatedDeadLetterBytes = 900_000
-
-    init(producer: KafkaProducer, logger: Logger, metrics: WorkerMetrics) {
-        self.producer = producer
-        self.logger = logger
-        self.metrics = metrics
-    }
 
     struct Outgoing: Sendable {
         var topic: String
@@ -29,58 +27,123 @@ final class ResultPublisher: Sendable {
         var isDeadLetter = false
     }
 
-    /// Sends `record`; `acknowledged` runs once, on the producer's poll thread (or a retry task),
+    /// A record on its way, with the failed deliveries so far.
+    struct Pending: Sendable {
+        var record: Outgoing
+        var failures: Int
+        var acknowledged: @Sendable () -> Void
+    }
+
+    /// Delivery reports seen so far (each frees room in librdkafka's queue).
+    private let deliveries = Atomic<UInt64>(0)
+    /// Whether a record waits for room: only then does a delivery report signal `changed`.
+    private let awaitingRoom = Atomic<Bool>(false)
+    private let retries = Mutex(RetryQueue<Pending>())
+    /// Set once the service stops: later failures are not retried (their jobs stay uncommitted).
+    private let stopped = Atomic<Bool>(false)
+    /// Wakes the retry loop: a record to retry, or a delivery report while one waits for room.
+    let changed = ChangeSignal()
+
+    init(producer: KafkaProducer, logger: Logger, metrics: WorkerMetrics) {
+        self.producer = producer
+        self.logger = logger
+        self.metrics = metrics
+    }
+
+    /// Sends `record`; `acknowledged` runs once, on the producer's poll thread (or the retry loop),
     /// when Kafka has it.
     func publish(_ record: Outgoing, acknowledged: @escaping @Sendable () -> Void) {
-        publish(record, attempt: 0, acknowledged: acknowledged)
-    }
-
-    private func publish(_ record: Outgoing, attempt: Int, acknowledged: @escaping @Sendable () -> Void) {
-        do throws(KafkaError) {
-            try producer.send(topic: record.topic, key: record.key, value: record.value, headers: record.headers) {
-                [self] result in
-                switch result {
-                case .success:
-                    acknowledged()
-                case .failure(let error):
-                    failed(record, error: error, attempt: attempt, acknowledged: acknowledged)
-                }
-            }
-        } catch {
-            failed(record, error: error, attempt: attempt, acknowledged: acknowledged)
-        }
-    }
-
-    private func failed(_ record: Outgoing, error: KafkaError, attempt: Int, acknowledged: @escaping @Sendable () -> Void) {
-        if record.isDeadLetter, error.code == .messageTooLarge, record.value.count > Self.truncatedDeadLetterBytes {
-            var truncated = record
-            truncated.value = Array(record.value.prefix(Self.truncatedDeadLetterBytes))
-            truncated.headers.append(KafkaHeader(key: "pushline-truncated", value: Array(String(record.value.count).utf8)))
-            logger.warning(
-                "dead-letter copy too large for the broker; sending it truncated",
-                metadata: ["topic": "\(record.topic)", "bytes": "\(record.value.count)"])
-            publish(truncated, attempt: attempt + 1, acknowledged: acknowledged)
-            return
-        }
-        if error.code != .queueFull {
-            metrics.produceRetried()
-            if attempt % 20 == 0 {
-                logger.warning(
-                    "result record not acknowledged; retrying until it is",
-                    metadata: ["topic": "\(record.topic)", "error": "\(error)", "attempt": "\(attempt + 1)"])
-            }
-        }
-        let delay: Duration = error.code == .queueFull ? .milliseconds(1) : .milliseconds(min(5000, 50 << min(attempt, 7)))
-        Task {
-            try? await Task.sleep(for: delay)
-            self.publish(record, attempt: attempt + 1, acknowledged: acknowledged)
-        }
-    }
-
-    /// Waits for every record handed over so far, up to `timeout`.
-    func flush(timeout: Duration) async throws {
-        try await producer.flush(timeout: timeout)
+        attempt(Pending(record: record, failures: 0, acknowledged: acknowledged))
     }
 
     var queueDepth: Int { producer.outstandingCount }
+
+    /// Records waiting to be produced again.
+    var retryCount: Int { retries.withLock { $0.count } }
+
+    /// Produces `pending` once. Returns the delivery count seen before a full queue refused it
+    /// (the record then waits for room), or nil when librdkafka took it or it failed otherwise.
+    @discardableResult
+    func attempt(_ pending: Pending) -> UInt64? {
+        let seen = deliveries.load(ordering: .sequentiallyConsistent)
+        let record = pending.record
+        do throws(KafkaError) {
+            try producer.send(topic: record.topic, key: record.key, value: record.value, headers: record.headers) {
+                [self] result in
+                delivered()
+                switch result {
+                case .success:
+                    pending.acknowledged()
+                case .failure(let error):
+                    failed(pending, error: error)
+                }
+            }
+            return nil
+        } catch {
+            guard error.code == .queueFull else {
+                failed(pending, error: error)
+                return nil
+            }
+            waitForRoom([pending], deliveriesSeen: seen)
+            return seen
+        }
+    }
+
+    /// Parks records refused by a full queue until a delivery report comes after `seen`.
+    func waitForRoom(_ records: some Collection<Pending>, deliveriesSeen seen: UInt64) {
+        guard !records.isEmpty, !stopped.load(ordering: .acquiring) else { return }
+        retries.withLock { queue in
+            for pending in records { queue.add(pending, waiting: .room(deliveriesSeen: seen)) }
+            awaitingRoom.store(true, ordering: .sequentiallyConsistent)
+        }
+        // A report after `seen` but before the store above did not signal: look again.
+        if deliveries.load(ordering: .sequentiallyConsistent) != seen { changed.signal() }
+    }
+
+    /// Takes the records that may be produced again now, and when to look again if none may.
+    func takeReady(now: ContinuousClock.Instant) -> (ready: [Pending], nextBackoffEnd: ContinuousClock.Instant?) {
+        retries.withLock { queue in
+            let ready = queue.takeReady(now: now, deliveries: deliveries.load(ordering: .sequentiallyConsistent))
+            awaitingRoom.store(queue.isWaitingForRoom, ordering: .sequentiallyConsistent)
+            return (ready, queue.nextBackoffEnd)
+        }
+    }
+
+    /// Stops retrying; returns how many records were still waiting.
+    func stop() -> Int {
+        stopped.store(true, ordering: .releasing)
+        return retries.withLock { $0.removeAll() }
+    }
+
+    /// Runs on the poll thread for every delivery report.
+    private func delivered() {
+        deliveries.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        if awaitingRoom.load(ordering: .sequentiallyConsistent) { changed.signal() }
+    }
+
+    private func failed(_ pending: Pending, error: KafkaError) {
+        let record = pending.record
+        if record.isDeadLetter, error.code == .messageTooLarge, record.value.count > Self.truncatedDeadLetterBytes {
+            var truncated = pending
+            truncated.record.value = Array(record.value.prefix(Self.truncatedDeadLetterBytes))
+            truncated.record.headers.append(KafkaHeader(key: "pushline-truncated", value: Array(String(record.value.count).utf8)))
+            logger.warning(
+                "dead-letter copy too large for the broker; sending it truncated",
+                metadata: ["topic": "\(record.topic)", "bytes": "\(record.value.count)"])
+            attempt(truncated)
+            return
+        }
+        guard !stopped.load(ordering: .acquiring) else { return }
+        metrics.produceRetried()
+        if pending.failures % 20 == 0 {
+            logger.warning(
+                "result record not acknowledged; retrying until it is",
+                metadata: ["topic": "\(record.topic)", "error": "\(error)", "attempt": "\(pending.failures + 1)"])
+        }
+        var next = pending
+        next.failures += 1
+        let delay = Duration.milliseconds(min(5000, 50 << min(pending.failures, 7)))
+        retries.withLock { $0.add(next, waiting: .backoff(until: .now + delay)) }
+        changed.signal()
+    }
 }

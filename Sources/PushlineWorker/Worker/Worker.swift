@@ -1,17 +1,16 @@
-import PushlineAPNS
 import PushlineKafka
 import Logging
-import NIOCore
-import NIOPosix
 import ServiceLifecycle
-import Synchronization
 
 /// `pushline run`: consumes jobs, sends them to APNs, publishes results, completes offsets.
 ///
-/// A swift-service-lifecycle `Service`: on graceful shutdown it stops fetching, lets in-flight work
-/// finish within `worker.shutdown_timeout_ms`, flushes results, commits what completed and leaves
-/// the group. Work not finished in time is not committed, so another member redoes it.
-public final class Worker: Service, Sendable {
+/// `Worker` only wires: `services()` builds the parts and returns them as swift-service-lifecycle
+/// services in dependency order, for one `ServiceGroup` (which shuts them down in reverse order;
+/// docs/architecture.md, "Lifecycle"). On graceful shutdown the pipeline stops taking records and
+/// lets in-flight work finish within `worker.shutdown_timeout_ms`, the consumer commits what
+/// completed and leaves the group, the APNs pools close, and the producer flushes. Work not
+/// finished in time is not committed, so another member redoes it.
+public struct Worker: Sendable {
     public let configuration: PushlineConfiguration
     private let logger: Logger
     let health: WorkerHealth
@@ -22,29 +21,22 @@ public final class Worker: Service, Sendable {
         self.health = health
     }
 
-    public func run() async throws {
-        let configuration = self.configuration
-        let logger = self.logger
-        let metrics = WorkerMetrics()
+    /// The worker's services, each after the ones it depends on: producer, APNs pools, gauge
+    /// sampler, consumer, pipeline. Throws `ConfigurationProblems` for an app that cannot be set up
+    /// and `KafkaError` for a client librdkafka refuses.
+    public func services() throws -> [ServiceGroupConfiguration.ServiceConfiguration] {
+        let (configuration, logger) = (self.configuration, self.logger)
         let kafka = configuration.kafka
         let shutdownTimeout = Duration.milliseconds(configuration.worker.shutdownTimeoutMilliseconds)
+        let metrics = WorkerMetrics()
 
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
-        let clients = try APNSClients.make(configuration, group: group)
-        for (name, client) in clients {
-            logger.info("APNs pool starting", metadata: [
-                "app": "\(name)", "endpoint": "\(client.configuration.endpoint)",
-                "connections": "\(client.configuration.connections)",
-            ])
-            client.start()
-        }
-        health.register(clients: clients)
-
-        let lag = ConsumerLagReporter()
+        let pools = try APNSPools(configuration: configuration, health: health, logger: logger)
         let producer = try KafkaProducer(
             configuration: KafkaProducerConfiguration(
                 bootstrapServers: kafka.brokers, properties: Self.producerProperties(kafka.properties)),
             logger: logger)
+        let publisher = ResultPublisher(producer: producer, logger: logger, metrics: metrics)
+        let lag = ConsumerLagReporter()
         let consumer = try KafkaConsumer(
             configuration: KafkaConsumerConfiguration(
                 bootstrapServers: kafka.brokers, groupID: kafka.groupID, topics: [kafka.jobsTopic],
@@ -58,11 +50,10 @@ public final class Worker: Service, Sendable {
         ])
 
         let gate = InflightGate(limit: configuration.worker.maxInflight)
-        let publisher = ResultPublisher(producer: producer, logger: logger, metrics: metrics)
         let pipeline = JobPipeline(
             decoder: JobDecoder(
                 bundleIDs: configuration.apps.mapValues(\.bundleID), maxRecordBytes: configuration.worker.maxJobBytes),
-            clients: clients,
+            clients: pools.clients,
             publisher: publisher,
             topics: .init(
                 results: kafka.resultsTopic,
@@ -73,106 +64,35 @@ public final class Worker: Service, Sendable {
             metrics: metrics,
             logger: logger,
             complete: { consumer.complete($0) })
+        let sampler = GaugeSampler(metrics: metrics, gate: gate, publisher: publisher, clients: pools.clients)
+        let backpressure = Backpressure(
+            gate: gate,
+            pause: {
+                consumer.pause()
+                metrics.pausedPartitions.record(consumer.assignment.count)
+            },
+            resume: {
+                consumer.resume()
+                metrics.pausedPartitions.record(0)
+            })
+        let drain = ShutdownDrain(
+            activeJobs: pipeline.active, timeout: shutdownTimeout, onlyHeldWorkLeft: { pools.onlyHeldWorkLeft() },
+            poolsSampled: sampler.sampled)
 
-        // Gauges sampled four times a second: in flight, producer queue, the pools' connections.
-        let sampler = Task {
-            while !Task.isCancelled {
-                metrics.inflight.record(gate.count)
-                metrics.producerQueueDepth.record(publisher.queueDepth)
-                for (name, client) in clients {
-                    metrics.observe(app: name, status: client.status())
-                }
-                try? await Task.sleep(for: .milliseconds(250))
-            }
-        }
-        defer { sampler.cancel() }
-
-        // Shutdown: stop taking jobs, let the ones started finish (bounded), then close the
-        // consumer at once: it stores and commits the completed prefix and leaves the group.
-        // Records fetched but never started stay uncommitted and go to the next owner.
-        let stopping = Atomic<Bool>(false)
-        let closing = Mutex<Task<Void, Never>?>(nil)
-        let startClose = { @Sendable in
-            stopping.store(true, ordering: .releasing)
-            gate.close()
-            closing.withLock { task in
-                guard task == nil else { return }
-                task = Task {
-                    let deadline = ContinuousClock.now + shutdownTimeout
-                    // Work of a held app will not finish soon: waiting for it only delays the
-                    // handover, so the wait ends once everything still pending is held.
-                    func onlyHeldWorkLeft() -> Bool {
-                        let statuses = clients.values.map { $0.status() }
-                        return statuses.contains { $0.hold != nil } && statuses.allSatisfy { $0.hold != nil || $0.isIdle }
-                    }
-                    while pipeline.activeJobs > 0 && ContinuousClock.now < deadline && !onlyHeldWorkLeft() {
-                        try? await Task.sleep(for: .milliseconds(20))
-                    }
-                    let unfinished = pipeline.activeJobs
-                    if unfinished > 0 {
-                        logger.warning("shutdown timeout: jobs left unfinished will be redone by the group", metadata: [
-                            "unfinished_jobs": "\(unfinished)"
-                        ])
-                    }
-                    await consumer.close(drainTimeout: .zero)
-                }
-            }
-        }
-
-        do {
-            try await withGracefulShutdownHandler {
-                events: for try await event in consumer.events {
-                    switch event {
-                    case .records(let records):
-                        for record in records {
-                            // Above worker.max_inflight: wait. A short wait is enough when APNs
-                            // is merely busy; if it lasts, pause the partitions (the poll thread
-                            // keeps the member in the group) until the low-water mark. Pausing
-                            // drops librdkafka's prefetched records, so it is not done lightly.
-                            if gate.isFull, !(await gate.waitForRoom(timeout: .milliseconds(500))) {
-                                consumer.pause()
-                                metrics.pausedPartitions.record(consumer.assignment.count)
-                                await gate.waitForRoom()
-                                consumer.resume()
-                                metrics.pausedPartitions.record(0)
-                            }
-                            if stopping.load(ordering: .acquiring) { break events }
-                            pipeline.handle(record)
-                        }
-                    case .assigned(let partitions):
-                        health.groupJoined()
-                        logger.info("partitions assigned", metadata: ["partitions": "\(partitions)"])
-                    case .revoked(let partitions):
-                        logger.info("partitions revoked", metadata: ["partitions": "\(partitions)"])
-                    }
-                }
-            } onGracefulShutdown: {
-                logger.info("shutting down: no new jobs; finishing in-flight work", metadata: [
-                    "timeout_ms": "\(configuration.worker.shutdownTimeoutMilliseconds)"
-                ])
-                startClose()
-            }
-        } catch {
-            logger.error("consumer failed", metadata: ["error": "\(error)"])
-            startClose()
-            await closing.withLock { $0 }?.value
-            await shutdown(producer: producer, clients: clients, group: group)
-            throw error
-        }
-        startClose()
-        await closing.withLock { $0 }?.value
-        logger.info("consumer closed; offsets of finished work committed", metadata: ["in_flight_left": "\(gate.count)"])
-        await shutdown(producer: producer, clients: clients, group: group)
-    }
-
-    private func shutdown(producer: KafkaProducer, clients: [String: APNSClient], group: MultiThreadedEventLoopGroup) async {
-        // APNs first: outcomes that arrive while the pools close still reach the producer, which
-        // then flushes them.
-        for client in clients.values {
-            await client.shutdown()
-        }
-        await producer.close(timeout: .seconds(5))
-        try? await group.shutdownGracefully()
+        return [
+            .init(service: publisher),
+            .init(service: pools),
+            .init(service: sampler),
+            .init(service: JobConsumer(consumer: consumer, gate: gate, logger: logger)),
+            // A fatal consumer error (or events that end by themselves) shuts the rest down in
+            // order, so what completed is still committed and results are flushed.
+            .init(
+                service: PipelineService(
+                    pipeline: pipeline, consumer: consumer, backpressure: backpressure, drain: drain, health: health,
+                    logger: logger),
+                successTerminationBehavior: .gracefullyShutdownGroup,
+                failureTerminationBehavior: .gracefullyShutdownGroup),
+        ]
     }
 
     /// Consumer-only settings are dropped from the producer's copy of `kafka.properties` (librdkafka

@@ -1,0 +1,72 @@
+import PushlineKafka
+import Logging
+import ServiceLifecycle
+
+/// The pipeline as a Service: it takes records from the consumer into `JobPipeline`, waiting at
+/// `worker.max_inflight` (`Backpressure`). It is the last service of the group, so graceful
+/// shutdown reaches it first: it stops taking records (mid-batch; the rest stay uncommitted),
+/// pauses fetching, and waits for the jobs it started (`ShutdownDrain`) before the consumer
+/// commits. A fatal consumer error ends it the same way, then it rethrows the error.
+final class PipelineService: Service, Sendable {
+    private let pipeline: JobPipeline
+    private let consumer: KafkaConsumer
+    private let backpressure: Backpressure
+    private let drain: ShutdownDrain
+    private let health: WorkerHealth
+    private let logger: Logger
+
+    init(
+        pipeline: JobPipeline, consumer: KafkaConsumer, backpressure: Backpressure, drain: ShutdownDrain,
+        health: WorkerHealth, logger: Logger
+    ) {
+        self.pipeline = pipeline
+        self.consumer = consumer
+        self.backpressure = backpressure
+        self.drain = drain
+        self.health = health
+        self.logger = logger
+    }
+
+    func run() async throws {
+        var failure: (any Error)?
+        do {
+            try await cancelWhenGracefulShutdown { try await self.intake() }
+        } catch {
+            logger.error("consumer failed", metadata: ["error": "\(error)"])
+            failure = error
+        }
+        consumer.pause()
+        if failure == nil {
+            logger.info("shutting down: no new jobs; finishing in-flight work", metadata: [
+                "timeout_ms": "\(Int(drain.timeout / .milliseconds(1)))"
+            ])
+        }
+        let ending = await drain.run()
+        let unfinished = pipeline.active.value
+        if unfinished > 0 {
+            logger.warning("shutdown timeout: jobs left unfinished will be redone by the group", metadata: [
+                "unfinished_jobs": "\(unfinished)", "ending": "\(ending)",
+            ])
+        }
+        if let failure { throw failure }
+    }
+
+    /// Hands records to the pipeline until cancelled (graceful shutdown) or the consumer's events
+    /// end; throws the consumer's fatal error.
+    private func intake() async throws {
+        for try await event in consumer.events {
+            switch event {
+            case .records(let records):
+                for record in records {
+                    guard await backpressure.admit(), !Task.isCancelled else { return }
+                    pipeline.handle(record)
+                }
+            case .assigned(let partitions):
+                health.groupJoined()
+                logger.info("partitions assigned", metadata: ["partitions": "\(partitions)"])
+            case .revoked(let partitions):
+                logger.info("partitions revoked", metadata: ["partitions": "\(partitions)"])
+            }
+        }
+    }
+}

@@ -1,0 +1,42 @@
+/// How the pipeline's graceful shutdown waits for the jobs it started: until none is left, until
+/// `timeout` (`worker.shutdown_timeout_ms`), or until all that is left is held by an APNs pool.
+///
+/// Work of a held app will not finish soon: waiting for it only delays the handover to the next
+/// member of the group. The pools announce no event when a hold begins, so `onlyHeldWorkLeft` is
+/// looked at again after each gauge sample (`poolsSampled`) and each time the jobs change.
+struct ShutdownDrain: Sendable {
+    enum Ending: Sendable, Equatable {
+        case finished
+        case onlyHeldWorkLeft
+        case timedOut
+    }
+
+    let activeJobs: WaitableCount
+    let timeout: Duration
+    let onlyHeldWorkLeft: @Sendable () -> Bool
+    let poolsSampled: ChangeSignal
+
+    /// Waits as above; a cancelled wait ends as `timedOut`.
+    func run() async -> Ending {
+        let deadline = ContinuousClock.now + timeout
+        let drain = self
+        let ending: Ending?? = await withTaskGroup(of: Ending?.self) { group in
+            group.addTask { await drain.activeJobs.wait(atMost: 0) ? .finished : nil }
+            group.addTask { await drain.waitUntilOnlyHeldWorkLeft() ? .onlyHeldWorkLeft : nil }
+            group.addTask { (try? await Task.sleep(until: deadline, clock: .continuous)) == nil ? nil : .timedOut }
+            let first = await group.next()
+            group.cancelAll()
+            return first
+        }
+        return (ending ?? nil) ?? .timedOut
+    }
+
+    private func waitUntilOnlyHeldWorkLeft() async -> Bool {
+        while !Task.isCancelled {
+            let seen = poolsSampled.generation
+            if onlyHeldWorkLeft() { return true }
+            await poolsSampled.wait(after: seen)
+        }
+        return false
+    }
+}

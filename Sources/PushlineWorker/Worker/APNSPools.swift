@@ -1,0 +1,53 @@
+import PushlineAPNS
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+
+/// The APNs client pools, one per app, on one shared group of event loops, as a Service: the
+/// pools connect when the service group runs and close on graceful shutdown, which comes after
+/// the consumer has committed (so nothing the closing pools end is ever committed). Requests
+/// still queued or held then end as `shutdown` and publish nothing.
+final class APNSPools: Service, Sendable {
+    let clients: [String: APNSClient]
+    private let group: MultiThreadedEventLoopGroup
+    private let health: WorkerHealth
+    private let logger: Logger
+
+    init(configuration: PushlineConfiguration, health: WorkerHealth, logger: Logger) throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
+        do {
+            self.clients = try APNSClients.make(configuration, group: group)
+        } catch {
+            try? group.syncShutdownGracefully()
+            throw error
+        }
+        self.group = group
+        self.health = health
+        self.logger = logger
+    }
+
+    func run() async throws {
+        for (name, client) in clients.sorted(by: { $0.key < $1.key }) {
+            logger.info("APNs pool starting", metadata: [
+                "app": "\(name)", "endpoint": "\(client.configuration.endpoint)",
+                "connections": "\(client.configuration.connections)",
+            ])
+            client.start()
+        }
+        health.register(clients: clients)
+        // Cancellation (another service failed) ends the wait too: the pools close either way.
+        try? await gracefulShutdown()
+        for client in clients.values {
+            await client.shutdown()
+        }
+        try? await group.shutdownGracefully()
+    }
+
+    /// Whether some app is held and every other pool is idle: what the pools still hold will not
+    /// finish soon.
+    func onlyHeldWorkLeft() -> Bool {
+        let statuses = clients.values.map { $0.status() }
+        return statuses.contains { $0.hold != nil } && statuses.allSatisfy { $0.hold != nil || $0.isIdle }
+    }
+}
