@@ -121,6 +121,9 @@ let package = Package(
                 "PushlineWorker", "PushlineAPNSMock", "PushlineAPNSCore", "PushlineKafka", "PushlineTLS", "PushlineAPNS", "CJemalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
@@ -173,7 +176,9 @@ let package = Package(
         .testTarget(
             name: "PushlineWorkerTests",
             dependencies: [
-                "PushlineWorker", "PushlineAPNSCore", "PushlineTestSupport", .product(name: "Yams", package: "Yams"),
+                "PushlineWorker", "PushlineAPNSCore", "PushlineKafka", "PushlineTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams"),
             ],
             exclude: ["Corpus"],
             swiftSettings: strict
