@@ -26,6 +26,8 @@ public final class APNSClient: Sendable {
     private let group: any EventLoopGroup
     /// Runs the machine's ticks (retries due, deadline sweeps, probes).
     private let timerLoop: any EventLoop
+    /// Called after the app is held and after a hold ends (`onHoldChange`).
+    private let holdObservers = Mutex<[@Sendable () -> Void]>([])
 
     /// Creates the pool; call `start()` to open its connections.
     ///
@@ -253,7 +255,16 @@ public final class APNSClient: Sendable {
         }
     }
 
+    /// Calls `observer` (on any thread) each time the app is held or a hold ends; `status().hold`
+    /// tells which.
+    public func onHoldChange(_ observer: @escaping @Sendable () -> Void) {
+        holdObservers.withLock { $0.append(observer) }
+    }
+
     private func log(_ transition: AppHealth.Transition) {
+        defer {
+            for observer in holdObservers.withLock({ $0 }) { observer() }
+        }
         switch transition {
         case .held(let hold):
             metrics.held(true)

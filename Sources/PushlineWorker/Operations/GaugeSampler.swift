@@ -2,12 +2,9 @@ import PushlineAPNS
 import ServiceLifecycle
 
 /// Samples the worker's gauges every `interval` (notifications in flight, the producer's queue,
-/// each APNs pool's connections and hold), as a Service that stops on graceful shutdown.
-///
-/// After each sample it signals `sampled`: the pools' hold state has no event of its own, and the
-/// shutdown drain looks at it again on each sample.
+/// each APNs pool's connections and hold), as a Service that stops on graceful shutdown. Gauges
+/// are sampled because they change with every request; nothing waits on this loop.
 final class GaugeSampler: Service, Sendable {
-    let sampled = ChangeSignal()
     private let interval: Duration
     private let metrics: WorkerMetrics
     private let gate: InflightGate
@@ -44,6 +41,5 @@ final class GaugeSampler: Service, Sendable {
         for (name, client) in clients {
             metrics.observe(app: name, status: client.status())
         }
-        sampled.signal()
     }
 }

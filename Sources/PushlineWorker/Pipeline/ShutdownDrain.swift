@@ -2,8 +2,8 @@
 /// `timeout` (`worker.shutdown_timeout_ms`), or until all that is left is held by an APNs pool.
 ///
 /// Work of a held app will not finish soon: waiting for it only delays the handover to the next
-/// member of the group. The pools announce no event when a hold begins, so `onlyHeldWorkLeft` is
-/// looked at again after each gauge sample (`poolsSampled`) and each time the jobs change.
+/// member of the group. `onlyHeldWorkLeft` is looked at again each time a hold begins or ends
+/// (`holdChanged`) and each time a job ends (a pool goes idle before its last job ends).
 struct ShutdownDrain: Sendable {
     enum Ending: Sendable, Equatable {
         case finished
@@ -14,7 +14,7 @@ struct ShutdownDrain: Sendable {
     let activeJobs: WaitableCount
     let timeout: Duration
     let onlyHeldWorkLeft: @Sendable () -> Bool
-    let poolsSampled: ChangeSignal
+    let holdChanged: ChangeSignal
 
     /// Waits as above; a cancelled wait ends as `timedOut`.
     func run() async -> Ending {
@@ -33,9 +33,17 @@ struct ShutdownDrain: Sendable {
 
     private func waitUntilOnlyHeldWorkLeft() async -> Bool {
         while !Task.isCancelled {
-            let seen = poolsSampled.generation
+            let seen = holdChanged.generation
+            let jobs = activeJobs.value
             if onlyHeldWorkLeft() { return true }
-            await poolsSampled.wait(after: seen)
+            // Whichever comes first: a hold change, or one job fewer.
+            let drain = self
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await drain.holdChanged.wait(after: seen) }
+                group.addTask { _ = await drain.activeJobs.wait(atMost: jobs - 1) }
+                await group.next()
+                group.cancelAll()
+            }
         }
         return false
     }

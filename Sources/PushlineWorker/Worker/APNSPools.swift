@@ -10,6 +10,8 @@ import ServiceLifecycle
 /// still queued or held then end as `shutdown` and publish nothing.
 final class APNSPools: Service, Sendable {
     let clients: [String: APNSClient]
+    /// Signalled each time an app is held or a hold ends.
+    let holdChanged = ChangeSignal()
     private let group: MultiThreadedEventLoopGroup
     private let health: WorkerHealth
     private let logger: Logger
@@ -25,6 +27,9 @@ final class APNSPools: Service, Sendable {
         self.group = group
         self.health = health
         self.logger = logger
+        for client in clients.values {
+            client.onHoldChange { [holdChanged] in holdChanged.signal() }
+        }
     }
 
     func run() async throws {

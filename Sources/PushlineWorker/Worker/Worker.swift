@@ -77,7 +77,7 @@ public struct Worker: Sendable {
             })
         let drain = ShutdownDrain(
             activeJobs: pipeline.active, timeout: shutdownTimeout, onlyHeldWorkLeft: { pools.onlyHeldWorkLeft() },
-            poolsSampled: sampler.sampled)
+            holdChanged: pools.holdChanged)
 
         return [
             .init(service: publisher),
