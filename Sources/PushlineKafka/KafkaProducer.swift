@@ -35,8 +35,8 @@ public final class KafkaProducer: Sendable {
             headers: headers, box: onDelivery.map { DeliveryBox(topic: topic, completion: $0) })
     }
 
-    /// Sends a record and waits for its delivery report. A full queue is retried every
-    /// millisecond (the poll thread drains it) until the task is cancelled.
+    /// Sends a record and waits for its delivery report. A full queue is retried after the next
+    /// delivery reports free room, until the task is cancelled.
     public func send(
         topic: String, partition: Int32? = nil, key: [UInt8]?, value: [UInt8], headers: [KafkaHeader] = []
     ) async throws(KafkaError) -> DeliveryReport {
@@ -51,11 +51,17 @@ public final class KafkaProducer: Sendable {
                 }
             }
             if case .failure(let error) = result, error.code == .queueFull, !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(1))
+                await waitForQueueRoom()
                 continue
             }
             return try result.get()
         }
+    }
+
+    /// Returns once delivery reports have freed room in librdkafka's queue (after `.queueFull`),
+    /// or at once when the producer is closed. No polling: the poll thread wakes the waiter.
+    public func waitForQueueRoom() async {
+        await core.waitForRoom()
     }
 
     /// Waits until every enqueued record is delivered (or failed), serving delivery reports on the

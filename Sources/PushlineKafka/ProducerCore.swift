@@ -5,8 +5,9 @@ import Logging
 /// The producer's engine: `produceva` from any thread, and a poll thread that serves delivery
 /// reports, logs, errors, statistics and flush requests.
 final class ProducerCore: @unchecked Sendable {
-    // @unchecked Sendable: the `let`s are immutable; `flushRequests`, `stopRequested` and
-    // `stopWaiters` are touched only with `condition` locked; rd_kafka_produceva is thread-safe.
+    // @unchecked Sendable: the `let`s are immutable; `flushRequests`, `stopRequested`,
+    // `stopWaiters` and `roomWaiters` are touched only with `condition` locked;
+    // rd_kafka_produceva is thread-safe.
     let client: RDKafkaClient
     let configuration: KafkaProducerConfiguration
     let logger: Logger
@@ -15,6 +16,9 @@ final class ProducerCore: @unchecked Sendable {
     private var stopRequested = false
     private var stopped = false
     private var stopWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Tasks waiting for the queue to shrink: resumed after the next poll that served delivery
+    /// reports, or at stop.
+    private var roomWaiters: [CheckedContinuation<Void, Never>] = []
 
     init(client: RDKafkaClient, configuration: KafkaProducerConfiguration, logger: Logger) {
         self.client = client
@@ -106,6 +110,32 @@ final class ProducerCore: @unchecked Sendable {
         }
     }
 
+    /// Returns after the poll thread next serves delivery reports (each one frees a place in
+    /// librdkafka's queue), or at once when the producer has stopped.
+    func waitForRoom() async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            condition.lock()
+            // An empty queue has room; a non-empty one will report (delivered or failed), and the
+            // poll thread resumes waiters under this lock after it serves reports, so a report
+            // served after this check cannot be missed.
+            if stopped || rd_kafka_outq_len(client.handle) == 0 {
+                condition.unlock()
+                waiter.resume()
+                return
+            }
+            roomWaiters.append(waiter)
+            condition.unlock()
+        }
+    }
+
+    private func resumeRoomWaiters() {
+        condition.lock()
+        let waiters = roomWaiters
+        roomWaiters = []
+        condition.unlock()
+        for waiter in waiters { waiter.resume() }
+    }
+
     private func run() {
         let pollMilliseconds = Int32(clamping: configuration.pollInterval.milliseconds)
         while true {
@@ -121,7 +151,9 @@ final class ProducerCore: @unchecked Sendable {
                     : .failure(KafkaError(err, message: "flush timed out with \(rd_kafka_outq_len(client.handle)) records outstanding")))
             }
             if stop { break }
-            rd_kafka_poll(client.handle, pollMilliseconds)
+            if rd_kafka_poll(client.handle, pollMilliseconds) > 0 {
+                resumeRoomWaiters()
+            }
         }
         // Whatever is left will never be delivered by us: purge it so every callback runs (with
         // _PURGE_QUEUE / _PURGE_INFLIGHT) and every DeliveryBox is released before destroy.
@@ -136,6 +168,7 @@ final class ProducerCore: @unchecked Sendable {
         condition.unlock()
         for request in flushes { request.waiter.resume(returning: .failure(KafkaError(code: .destroyed, message: "producer is closed"))) }
         for waiter in waiters { waiter.resume() }
+        resumeRoomWaiters()
         logger.info("producer closed")
     }
 }

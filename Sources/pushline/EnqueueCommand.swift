@@ -63,7 +63,7 @@ struct EnqueueCommand: AsyncParsableCommand {
                     }
                     break
                 } catch where error.code == .queueFull {
-                    try? await Task.sleep(for: .milliseconds(2))
+                    await producer.waitForQueueRoom()
                 } catch {
                     failed.wrappingAdd(1, ordering: .relaxed)
                     logger.error("record not enqueued", metadata: ["error": "\(error)"])

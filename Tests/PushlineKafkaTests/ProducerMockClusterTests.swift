@@ -35,6 +35,23 @@ import Testing
         await producer.close()
     }
 
+    /// A queue of 4 records and 200 senders at once: at most 4 fit, so the rest are refused as
+    /// full and wait for delivery reports to free room (no timed retry); every record is
+    /// delivered once.
+    @Test func aFullQueueWaitsForRoomAndLosesNothing() async throws {
+        let producer = try makeProducer(["queue.buffering.max.messages": "4", "linger.ms": "5"])
+        let offsets = try await withThrowingTaskGroup(of: Int64.self) { group in
+            for index in 0..<200 {
+                group.addTask {
+                    try await producer.send(topic: "mock-full", partition: 0, key: nil, value: Array("\(index)".utf8)).offset
+                }
+            }
+            return try await group.reduce(into: [Int64]()) { $0.append($1) }
+        }
+        #expect(offsets.sorted() == Array(0..<200))
+        await producer.close()
+    }
+
     @Test func oversizedRecordIsRejectedWithATypedPermanentError() async throws {
         let producer = try makeProducer(["message.max.bytes": "2000"])
         #expect {
