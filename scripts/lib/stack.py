@@ -146,17 +146,18 @@ class Broker:
     """Tansu (memory storage) on a loopback port, ready when it answers a metadata request.
 
     `advertised_port`: the port clients are told to use (a proxy in front of the broker);
-    `detach`: the broker outlives this process (scripts/broker start)."""
+    `detach`: the broker outlives this process (scripts/broker start); `port`: a fixed port
+    chosen by a person (deploy/config.example.yaml's 9092), tried once."""
 
     ATTEMPTS = 5
 
-    def __init__(self, log_path, advertised_port=None, detach=False, timeout=20):
+    def __init__(self, log_path, advertised_port=None, detach=False, timeout=20, port=None):
         self.log_path = log_path
         tansu = tansu_binary()
         os.makedirs(os.path.dirname(log_path) or ".", exist_ok=True)
         failures = []
-        for _ in range(self.ATTEMPTS):
-            reservation = PortReservation()
+        for _ in range(1 if port else self.ATTEMPTS):
+            reservation = PortReservation(port or 0)
             self.port = reservation.port
             listener = f"tcp://127.0.0.1:{self.port}"
             advertised = f"tcp://127.0.0.1:{advertised_port or self.port}"
@@ -523,12 +524,13 @@ def detached(arguments):
 
     command = arguments[0] if arguments else ""
     if command == "start":
-        if len(arguments) > 1:
-            print("broker: a port is no longer taken: the broker picks a free one itself", file=sys.stderr)
+        if len(arguments) > 2 or (len(arguments) == 2 and not arguments[1].isdigit()):
+            print("usage: scripts/broker start [PORT]", file=sys.stderr)
             return 2
         if not running():
             os.makedirs(state, exist_ok=True)
-            broker = Broker(os.path.join(state, "log"), detach=True)
+            fixed = int(arguments[1]) if len(arguments) == 2 else None
+            broker = Broker(os.path.join(state, "log"), detach=True, port=fixed)
             with open(pid_path, "w") as handle:
                 handle.write(str(broker.pid))
             with open(port_path, "w") as handle:
@@ -571,7 +573,7 @@ def detached(arguments):
                                 stdout=sys.stderr)
         return result.returncode
     else:
-        print("usage: scripts/broker start | stop | address | topic NAME [PARTITIONS]", file=sys.stderr)
+        print("usage: scripts/broker start [PORT] | stop | address | topic NAME [PARTITIONS]", file=sys.stderr)
         return 2
     return 0
 
