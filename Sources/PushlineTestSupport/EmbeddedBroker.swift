@@ -1,84 +1,116 @@
+import Dispatch
 import Foundation
+import Synchronization
 
-/// The Tansu Kafka-compatible broker (memory storage) on a free loopback port, for one test.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The Tansu Kafka-compatible broker (memory storage) on a loopback port, for one test.
 ///
-/// Each test that needs Kafka starts its own broker and stops it at the end (`stop()`, or
-/// `deinit` as a backstop), so tests never share topics or consumer groups.
+/// The broker is started by `scripts/stack broker` (scripts/lib/stack.py), the one place that
+/// knows how to start it for the demo, the benchmarks, the chaos scenarios and the tests: a port
+/// nobody else can take, retries, the readiness check. The helper keeps the broker while its
+/// standard input is open, creates topics on request, and stops the broker when the input closes
+/// (also when this process dies) or on SIGTERM. Each test starts its own broker and stops it
+/// (`stop()`, or `deinit` as a backstop), so tests never share topics or consumer groups.
 public final class EmbeddedBroker: @unchecked Sendable {
-    // @unchecked Sendable: `process` is set once in init and only read afterwards;
-    // Foundation's Process is itself thread-safe for terminate/waitUntilExit.
+    // @unchecked Sendable: the constants are set once in init; `commands` serialises the
+    // request/answer exchanges on the helper's pipes; Process is thread-safe for signals.
     public let port: Int
     public var bootstrapServers: String { "127.0.0.1:\(port)" }
-    private let process: Process
+    private let helper: Process
+    private let requests: FileHandle
+    private let answers: FileHandle
     private let logURL: URL
-    private let tansu: URL
+    private let commands = Mutex(())
 
-    /// Starts the broker and waits until it accepts connections.
-    public init(port: Int? = nil) async throws {
-        self.tansu = try ProjectPaths.tansu()
-        self.port = try port ?? freeLoopbackPort()
-        let dir = try ProjectPaths.temporaryDirectory("tansu")
-        self.logURL = dir.appendingPathComponent("broker.log")
-        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
-        let log = try FileHandle(forWritingTo: logURL)
-        let url = "tcp://127.0.0.1:\(self.port)"
+    /// Starts the broker and waits until it answers metadata requests.
+    public init() async throws {
+        // A write to the pipe of a helper that died must fail with EPIPE, not kill the tests.
+        signal(SIGPIPE, SIG_IGN)
+        let directory = try ProjectPaths.temporaryDirectory("tansu")
+        let helperLog = directory.appendingPathComponent("stack.log")
+        _ = FileManager.default.createFile(atPath: helperLog.path, contents: nil)
+        let input = Pipe()
+        let output = Pipe()
         let process = Process()
-        process.executableURL = tansu
+        process.executableURL = try ProjectPaths.python()
         process.arguments = [
-            "broker", "--listener-url", url, "--advertised-listener-url", url,
-            "--storage-engine", "memory://tansu/",
+            ProjectPaths.root.appendingPathComponent("scripts/lib/stack.py").path, "broker",
+            "--log", directory.appendingPathComponent("broker.log").path,
         ]
-        process.standardOutput = log
-        process.standardError = log
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = try FileHandle(forWritingTo: helperLog)
         try process.run()
-        self.process = process
-        let port = self.port
-        do {
-            try await waitUntil("Tansu accepting on 127.0.0.1:\(port)", timeout: .seconds(20)) {
-                guard process.isRunning else {
-                    throw TestSupportError("Tansu exited early; log at \(self.logURL.path)")
-                }
-                return loopbackPortAccepts(port)
-            }
-        } catch {
-            stop()
-            throw error
+        let requests = input.fileHandleForWriting
+        let answers = output.fileHandleForReading
+        // The first line says where the broker listens; reading it blocks, so not on the pool.
+        let first = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: Self.readLine(answers)) }
         }
+        guard let first, let object = try? JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any],
+            let port = object["port"] as? Int
+        else {
+            let reason = (try? String(contentsOf: helperLog, encoding: .utf8)) ?? ""
+            Self.stop(process, requests: requests)
+            throw TestSupportError("scripts/stack broker did not start a broker: \(reason.suffix(800))")
+        }
+        helper = process
+        self.requests = requests
+        self.answers = answers
+        logURL = directory.appendingPathComponent("broker.log")
+        self.port = port
     }
 
-    /// Creates a topic with `partitions` partitions (Tansu's own CLI).
+    /// Creates a topic with `partitions` partitions.
     public func createTopic(_ name: String, partitions: Int) throws {
-        let create = Process()
-        create.executableURL = tansu
-        create.arguments = [
-            "topic", "create", name, "--partitions", String(partitions),
-            "--broker", "tcp://127.0.0.1:\(port)",
-        ]
-        create.standardOutput = FileHandle.nullDevice
-        create.standardError = FileHandle.nullDevice
-        try create.run()
-        create.waitUntilExit()
-        guard create.terminationStatus == 0 else {
-            throw TestSupportError("tansu topic create \(name) exited \(create.terminationStatus)")
+        let answer: String? = commands.withLock { _ in
+            let line = Array("topic \(name) \(partitions)\n".utf8)
+            let written = line.withUnsafeBytes { write(requests.fileDescriptor, $0.baseAddress, $0.count) }
+            return written == line.count ? Self.readLine(answers) : nil
+        }
+        guard answer == "ok" else {
+            throw TestSupportError("creating topic \(name): \(answer ?? "the stack helper exited")")
         }
     }
 
-    /// Whether the broker process is still running.
-    public var isRunning: Bool { process.isRunning }
+    /// Whether the helper (and so the broker) is still running.
+    public var isRunning: Bool { helper.isRunning }
 
-    /// Stops the broker (SIGTERM, then SIGKILL after two seconds). Idempotent.
+    /// Stops the broker and its helper. Idempotent.
     public func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        let deadline = Date().addingTimeInterval(2)
-        while process.isRunning && Date() < deadline {
+        Self.stop(helper, requests: requests)
+    }
+
+    private static func stop(_ helper: Process, requests: FileHandle) {
+        guard helper.isRunning else { return }
+        // SIGTERM rather than only closing its input: a child started concurrently elsewhere in
+        // this process may hold a copy of the pipe's write end.
+        try? requests.close()
+        kill(helper.processIdentifier, SIGTERM)
+        let deadline = Date().addingTimeInterval(10)
+        while helper.isRunning && Date() < deadline {
             usleep(10_000)
         }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+        if helper.isRunning {
+            kill(helper.processIdentifier, SIGKILL)
+            helper.waitUntilExit()
         }
+    }
+
+    /// One line from the helper, without its newline; nil at end of file.
+    private static func readLine(_ handle: FileHandle) -> String? {
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(handle.fileDescriptor, &byte, 1) == 1 {
+            if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
+            bytes.append(byte)
+        }
+        return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
     }
 
     /// The broker's log, for failure messages.

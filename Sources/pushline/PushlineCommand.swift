@@ -10,7 +10,6 @@ struct PushlineCommand: AsyncParsableCommand {
             RunCommand.self,
             MockAPNSCommand.self,
             EnqueueCommand.self,
-            BenchCommand.self,
             JWTCommand.self,
         ]
     )

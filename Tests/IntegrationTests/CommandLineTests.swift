@@ -49,6 +49,10 @@ import Testing
         let (mockStatus, _, mockError) = try run(["mock-apns", "--listen", "127.0.0.1:0"])
         #expect(mockStatus == 2)
         #expect(mockError.contains("--tls-cert"))
+        // `bench` is no subcommand: scripts/bench runs the benchmarks.
+        let (benchStatus, _, benchError) = try run(["bench"])
+        #expect(benchStatus == 2)
+        #expect(benchError.contains("bench"))
     }
 
     @Test func printConfigRedactsSecrets() throws {

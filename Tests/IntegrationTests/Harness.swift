@@ -5,10 +5,10 @@ import Logging
 import PushlineTestSupport
 import Synchronization
 
-/// Apps other than the one default app on the harness's mock: the `apps:` section (app names
-/// indented by two spaces) and the CA file to trust, given the harness's mock.
+/// Apps other than the one default app on the harness's mock: the `apps:` section (app name ->
+/// its keys, as in the YAML) and the CA file to trust, given the harness's mock.
 struct AppsOverride {
-    var section: (MockFixture) -> String
+    var apps: (MockFixture) -> [String: Any]
     var caFile: (MockFixture) -> String
 }
 
@@ -26,7 +26,8 @@ final class Harness: Sendable {
     let directory: URL
     let configPath: String
     let groupID: String
-    let metricsPort: Int
+    /// Held while the harness lives: the worker's metrics server binds it (no port race).
+    let metricsPort: ReservedPort
     let logger = Logger(label: "integration")
 
     static func start(
@@ -46,53 +47,37 @@ final class Harness: Sendable {
             configureMock(&configuration)
         }
         let directory = try ProjectPaths.temporaryDirectory("e2e")
-        let metricsPort = try freeLoopbackPort()
+        let metricsPort = try ReservedPort()
         let groupID = "pushline-\(UUID().uuidString.prefix(8))"
-        // The `apps:` section: one token app on the mock unless the test gives its own.
-        let appsSection = apps?.section(mock) ?? """
-              default:
-                bundle_id: "\(MockFixture.bundleID)"
-                auth:
-                  type: "token"
-                  key_file: "\(mock.keyFile)"
-                  key_id: "\(MockFixture.keyID)"
-                  team_id: "\(MockFixture.teamID)"
-            """
-        let config = """
-            kafka:
-              brokers: "\(broker.bootstrapServers)"
-              group_id: "\(groupID)"
-              jobs_topic: "\(jobsTopic)"
-              results_topic: "\(resultsTopic)"
-              invalidations_topic: "\(invalidationsTopic)"
-              dead_letter_topic: "\(deadLetterTopic)"
-              properties:
-                session.timeout.ms: "6000"
-                heartbeat.interval.ms: "500"
-                max.poll.interval.ms: "90000"
-            apns:
-              endpoint: "\(mock.endpoint)"
-              ca_file: "\(apps?.caFile(mock) ?? mock.caFile)"
-              connections: 4
-              request_timeout_ms: 5000
-              max_attempts: \(maxAttempts)
-            apps:
-            \(appsSection)
-            worker:
-              max_inflight: \(maxInflight)
-              shutdown_timeout_ms: \(shutdownTimeoutMilliseconds)
-            metrics:
-              listen: "127.0.0.1:\(metricsPort)"
-            log:
-              level: "info"
-              format: "json"
-            """
+        // The configuration is written by scripts/stack config, like every stack's: one token app
+        // on the mock unless the test gives its own apps, and this test's tuning on top.
+        let spec: [String: Any] = [
+            "brokers": broker.bootstrapServers,
+            "group_id": groupID,
+            "metrics_listen": "127.0.0.1:\(metricsPort.port)",
+            "apns_endpoint": mock.endpoint,
+            "ca_file": apps?.caFile(mock) ?? mock.caFile,
+            "key_file": mock.keyFile,
+            "key_id": MockFixture.keyID,
+            "team_id": MockFixture.teamID,
+            "bundle_id": MockFixture.bundleID,
+            "apps": apps.map { $0.apps(mock) as Any } ?? NSNull(),
+            "topics": [
+                "jobs_topic": jobsTopic, "results_topic": resultsTopic,
+                "invalidations_topic": invalidationsTopic, "dead_letter_topic": deadLetterTopic,
+            ],
+            "overrides": [
+                "kafka": ["properties": ["heartbeat.interval.ms": "500", "max.poll.interval.ms": "90000"]],
+                "apns": ["request_timeout_ms": 5000, "max_attempts": maxAttempts],
+                "worker": ["max_inflight": maxInflight, "shutdown_timeout_ms": shutdownTimeoutMilliseconds],
+            ] as [String: Any],
+        ]
         let configPath = directory.appendingPathComponent("config.yaml").path
-        try config.write(toFile: configPath, atomically: true, encoding: .utf8)
+        try writeStackConfig(spec, to: configPath)
         return Harness(broker: broker, mock: mock, directory: directory, configPath: configPath, groupID: groupID, metricsPort: metricsPort)
     }
 
-    private init(broker: EmbeddedBroker, mock: MockFixture, directory: URL, configPath: String, groupID: String, metricsPort: Int) {
+    private init(broker: EmbeddedBroker, mock: MockFixture, directory: URL, configPath: String, groupID: String, metricsPort: ReservedPort) {
         self.broker = broker
         self.mock = mock
         self.directory = directory
@@ -206,7 +191,7 @@ final class Harness: Sendable {
     // MARK: Metrics
 
     func scrape(_ path: String) async throws -> (Int, String) {
-        try await HTTPGet.fetch(port: metricsPort, path: path)
+        try await HTTPGet.fetch(port: metricsPort.port, path: path)
     }
 }
 

@@ -110,24 +110,24 @@ import Testing
         let directory = try ProjectPaths.temporaryDirectory("two-apps")
         let bothCAs = directory.appendingPathComponent("cas.pem").path
         let override = AppsOverride(
-            section: { refusing in
-                """
-                  broken:
-                    bundle_id: "\(MockFixture.bundleID)"
-                    auth:
-                      type: "token"
-                      key_file: "\(refusing.keyFile)"
-                      key_id: "\(MockFixture.keyID)"
-                      team_id: "\(MockFixture.teamID)"
-                  ok:
-                    bundle_id: "\(MockFixture.bundleID)"
-                    endpoint: "\(healthy.endpoint)"
-                    auth:
-                      type: "token"
-                      key_file: "\(healthy.keyFile)"
-                      key_id: "\(MockFixture.keyID)"
-                      team_id: "\(MockFixture.teamID)"
-                """
+            apps: { refusing in
+                [
+                    "broken": [
+                        "bundle_id": MockFixture.bundleID,
+                        "auth": [
+                            "type": "token", "key_file": refusing.keyFile, "key_id": MockFixture.keyID,
+                            "team_id": MockFixture.teamID,
+                        ],
+                    ] as [String: Any],
+                    "ok": [
+                        "bundle_id": MockFixture.bundleID,
+                        "endpoint": healthy.endpoint,
+                        "auth": [
+                            "type": "token", "key_file": healthy.keyFile, "key_id": MockFixture.keyID,
+                            "team_id": MockFixture.teamID,
+                        ],
+                    ] as [String: Any],
+                ]
             },
             caFile: { refusing in
                 let pems = [refusing.caFile, healthy.caFile].compactMap { try? String(contentsOfFile: $0, encoding: .utf8) }

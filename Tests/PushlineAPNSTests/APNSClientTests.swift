@@ -41,7 +41,8 @@ import Testing
             credential: try .token(keyFile: fixture.keyFile, keyID: MockFixture.keyID, teamID: MockFixture.teamID))
     }
 
-    /// Sends `count` notifications at once and waits for every outcome; counts outcomes per index.
+    /// Sends `count` notifications at once, waits for every outcome, then shuts the client down:
+    /// no outcome can arrive after that, so a duplicate would be in the counts per index.
     func sendAll(_ client: APNSClient, count: Int, offset: Int = 0) async throws -> [Int: [APNSOutcome]] {
         let outcomes = Mutex<[Int: [APNSOutcome]]>([:])
         let done = Atomic<Int>(0)
@@ -50,8 +51,7 @@ import Testing
             done.wrappingAdd(1, ordering: .relaxed)
         }
         try await waitUntil("\(count) outcomes", timeout: .seconds(120)) { done.load(ordering: .relaxed) >= count }
-        // Give a duplicate a moment to show up, should there be one.
-        try await Task.sleep(for: .milliseconds(100))
+        await client.shutdown()
         return outcomes.withLock { $0 }
     }
 
@@ -69,7 +69,6 @@ import Testing
         #expect(stats.maxOpenStreamsWhileProbing <= 1, "one stream until the first success")
         #expect(stats.requestsByConnection.count == 4, "all four connections carried traffic: \(stats.requestsByConnection)")
         #expect(stats.requestsByConnection.values.allSatisfy { $0 > 1000 })
-        await client.shutdown()
         try await fixture.stop()
     }
 
@@ -92,7 +91,6 @@ import Testing
         let stats = fixture.stats
         #expect(stats.goawaysSent >= 5)
         #expect(stats.limitViolations == 0)
-        await client.shutdown()
         try await fixture.stop()
     }
 
@@ -152,7 +150,6 @@ import Testing
             client.start()
             let outcomes = try await sendAll(client, count: 200)
             #expect(outcomes.values.allSatisfy { $0.count == 1 && $0[0].status == 200 })
-            await client.shutdown()
         }
         #expect(fixture.stats.byStatus[200] == 400)
         try await fixture.stop()
@@ -190,7 +187,9 @@ import Testing
     }
 
     @Test func unreachableEndpointEndsAsConnectionFailure() async throws {
-        let port = try freeLoopbackPort()
+        // Held, never listening: connections are refused, and no other test can take the port.
+        let reserved = try ReservedPort()
+        let port = reserved.port
         let key = try PrivateKey.generateP256()
         let client = try APNSClient(
             configuration: APNSClientConfiguration(
@@ -206,5 +205,6 @@ import Testing
         #expect(outcome.withLock { $0 }?.status == 0)
         #expect(!client.status().isReady)
         await client.shutdown()
+        withExtendedLifetime(reserved) {}
     }
 }

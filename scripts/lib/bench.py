@@ -5,11 +5,11 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
 
+from stack import LocalStack, PortReservation, start_process, stop_process, wait_port
 from prometheus import buckets, scrape, total
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -22,36 +22,10 @@ RUN = os.path.join(ROOT, ".run/bench")
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 PAYLOAD = '{"aps":{"alert":{"title":"Sale","body":"50% off today"},"sound":"default"}}'
 PARTS = ("ceiling", "transport", "decode", "apns", "kafka", "e2e100", "e2e1")
-started_processes = []
 
 
 def log(message):
     print(f"bench: {message}", flush=True)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start(args, **kwargs):
-    process = subprocess.Popen(args, **kwargs)
-    started_processes.append(process)
-    return process
-
-
-def stop_all():
-    for process in started_processes:
-        if process.poll() is None:
-            process.terminate()
-    for process in started_processes:
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-    subprocess.run([os.path.join(ROOT, "scripts/broker"), "stop"], env={**os.environ, "PUSHLINE_BROKER_STATE": RUN + "/broker"},
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def h2load(url, requests, connections, streams, headers=(), data=None):
@@ -115,79 +89,28 @@ def jobs_file(path, tokens, per_job, prefix, deadline=None):
     return job
 
 
-class Stack:
+class Stack(LocalStack):
+    """The local stack (scripts/lib/stack.py) with the mock the benchmarks drive."""
+
     def __init__(self, mock_args):
-        os.makedirs(RUN, exist_ok=True)
-        env = {**os.environ, "PUSHLINE_BROKER_STATE": RUN + "/broker"}
-        self.env = env
-        self.broker = subprocess.run([os.path.join(ROOT, "scripts/broker"), "start"], env=env, capture_output=True,
-                                     text=True, check=True).stdout.strip()
-        self.key = os.path.join(RUN, "AuthKey.p8")
-        subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", self.key],
-                       check=True, capture_output=True)
-        os.chmod(self.key, 0o600)
-        subprocess.run(["openssl", "pkey", "-in", self.key, "-pubout", "-out", self.key + ".pub"], check=True, capture_output=True)
-        self.mock_port = free_port()
-        self.stats = os.path.join(RUN, "mock-stats.json")
-        self.mock = start([BIN, "mock-apns", "--listen", f"127.0.0.1:{self.mock_port}", "--self-signed", RUN + "/tls",
-                           "--auth-key", f"BENCHKEY01:BENCHTEAM1:{self.key}.pub", "--stats-file", self.stats,
-                           "--log-level", "warning"] + mock_args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", self.mock_port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        self.jwt = subprocess.run([BIN, "jwt", "--key-file", self.key, "--key-id", "BENCHKEY01", "--team-id", "BENCHTEAM1"],
+        super().__init__(RUN, "BENCHKEY01", "BENCHTEAM1")
+        self.start_broker()
+        self.generate_key()
+        self.start_mock(mock_args)
+        self.mock_port = self.mock.port
+        self.jwt = subprocess.run([BIN, "jwt", "--key-file", self.key, "--key-id", self.key_id, "--team-id", self.team_id],
                                   capture_output=True, text=True, check=True).stdout.strip()
 
-    def topic(self, name, partitions):
-        subprocess.run([os.path.join(ROOT, "scripts/broker"), "topic", name, str(partitions)], env=self.env,
-                       check=True, capture_output=True)
-
     def mock_stats(self):
-        os.kill(self.mock.pid, signal.SIGUSR1)
-        time.sleep(0.3)
-        with open(self.stats) as handle:
-            return json.load(handle)
-
-    def config(self, name, metrics_port, connections=4):
-        path = os.path.join(RUN, f"{name}.yaml")
-        with open(path, "w") as handle:
-            handle.write(f"""kafka:
-  brokers: "{self.broker}"
-  group_id: "bench-{name}"
-  jobs_topic: "bench.{name}.jobs"
-  results_topic: "bench.{name}.results"
-  dead_letter_topic: "bench.{name}.dlq"
-  properties:
-    session.timeout.ms: "6000"
-    heartbeat.interval.ms: "1000"
-apns:
-  endpoint: "127.0.0.1:{self.mock_port}"
-  ca_file: "{RUN}/tls/ca.pem"
-  connections: {connections}
-apps:
-  default:
-    bundle_id: "com.example.app"
-    auth: {{type: "token", key_file: "{self.key}", key_id: "BENCHKEY01", team_id: "BENCHTEAM1"}}
-worker:
-  max_inflight: 20000
-metrics:
-  listen: "127.0.0.1:{metrics_port}"
-log:
-  level: "warning"
-  format: "json"
-""")
-        return path
+        return self.mock.write_stats()
 
     def worker_run(self, name, tokens, per_job, deadline=None, profile=False):
         """Preloads the jobs, starts a worker, measures it until every job is complete."""
-        self.topic(f"bench.{name}.jobs", 4)
-        self.topic(f"bench.{name}.results", 4)
-        self.topic(f"bench.{name}.dlq", 1)
-        port = free_port()
-        config = self.config(name, port)
+        topics = {"jobs_topic": f"bench.{name}.jobs", "results_topic": f"bench.{name}.results",
+                  "dead_letter_topic": f"bench.{name}.dlq"}
+        for key, partitions in (("jobs_topic", 4), ("results_topic", 4), ("dead_letter_topic", 1)):
+            self.broker.create_topic(topics[key], partitions)
+        config, port = self.config(name, f"bench-{name}", topics=topics, log_level="warning")
         jobs_path = os.path.join(RUN, f"{name}.ndjson")
         jobs = jobs_file(jobs_path, tokens, per_job, name, deadline)
         subprocess.run([BIN, "enqueue", "--config", config, "--file", jobs_path, "--quiet"], check=True)
@@ -196,12 +119,10 @@ log:
         recorder = ["perf", "record", "-g", "-F", "999", "-o", os.path.join(RUN, f"{name}.perf.data"), "--"] if profile else []
         # The mock and the broker share the machine with the worker: their CPU per notification
         # says what the end-to-end rate costs beyond the worker's own.
-        with open(os.path.join(RUN, "broker", "pid")) as handle:
-            broker_pid = int(handle.read().strip())
+        broker_pid = self.broker.pid
         mock_cpu_before, _ = proc_stats(self.mock.pid)
         broker_cpu_before, _ = proc_stats(broker_pid)
-        worker = start(recorder + [WORKER_BIN, "run", "--config", config], stdout=subprocess.DEVNULL,
-                       stderr=open(os.path.join(RUN, f"{name}.log"), "w"))
+        worker = self.start_worker(config, port, name=name, binary=WORKER_BIN, wrapper=recorder)
         timeline, first, last_metrics = [], None, None
         begin = time.time()
         while time.time() - begin < 900:
@@ -225,10 +146,9 @@ log:
         broker_cpu = proc_stats(broker_pid)[0] - broker_cpu_before
         if profile:
             worker.send_signal(signal.SIGINT)
-            worker.wait(timeout=60)
+            worker.process.wait(timeout=60)
             log(f"  profile: perf report -i {os.path.join(RUN, f'{name}.perf.data')} --no-children")
-        worker.terminate()
-        worker.wait(timeout=60)
+        worker.stop(timeout=60)
         wall = end - (first or begin)
         result = {"tokens": tokens, "tokens_per_job": per_job, "jobs": jobs, "seconds": round(wall, 2),
                   "notifications_per_second": round(tokens / wall), "worker_cpu_seconds": round(cpu, 2),
@@ -318,7 +238,7 @@ def main():
             log(f"stream discipline: max open {stats['max_open_streams']} of limit {stats['max_advertised_limit']}, "
                 f"violations {stats['limit_violations']}")
     finally:
-        stop_all()
+        stack.close()
 
     if not complete:
         path = os.path.join(RUN, "partial.json")
@@ -342,10 +262,13 @@ def ceiling_parts(results, stack, url, headers, payload, rounds=3):
     os.makedirs(docs, exist_ok=True)
     with open(os.path.join(docs, "index.html"), "w") as handle:
         handle.write("ok")
-    nghttpd_port = free_port()
-    nghttpd = start(["nghttpd", "-d", docs, "-n", str(os.cpu_count()), str(nghttpd_port),
-                     f"{RUN}/tls/server.key", f"{RUN}/tls/server.pem"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(0.5)
+    # nghttpd takes a port number only: a reserved one (it binds with SO_REUSEADDR).
+    reservation = PortReservation()
+    nghttpd_port = reservation.port
+    nghttpd = start_process(["nghttpd", "-d", docs, "-n", str(os.cpu_count()), str(nghttpd_port),
+                             f"{RUN}/tls/server.key", f"{RUN}/tls/server.pem"])
+    wait_port(nghttpd_port, process=nghttpd)
+    reservation.release()
     mock_samples, nghttpd_samples = [], []
     for round_ in range(rounds):
         log(f"ceiling, round {round_ + 1}/{rounds}: h2load against the mock (4 connections x 1000 streams, like the "
@@ -353,7 +276,7 @@ def ceiling_parts(results, stack, url, headers, payload, rounds=3):
         mock_samples.append(h2load(url, 400_000, 4, 1000, headers, payload))
         nghttpd_samples.append(h2load(f"https://127.0.0.1:{nghttpd_port}/index.html", 400_000, 4, 1000, [], payload))
         log(f"  mock {mock_samples[-1]['requests_per_second']:,} req/s, nghttpd {nghttpd_samples[-1]['requests_per_second']:,} req/s")
-    nghttpd.terminate()
+    stop_process(nghttpd)
 
     def median_sample(samples):
         return sorted(samples, key=lambda sample: sample["requests_per_second"])[len(samples) // 2]
@@ -429,5 +352,4 @@ if __name__ == "__main__":
     try:
         main()
     except KeyboardInterrupt:
-        stop_all()
         sys.exit(130)

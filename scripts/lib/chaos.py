@@ -9,7 +9,6 @@ import asyncio
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -17,71 +16,38 @@ import time
 import urllib.error
 
 from prometheus import OPENER, buckets, scrape, total
+from stack import LocalStack, Mock, exit_on_sigterm, stop_all
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.path.join(ROOT, ".build/release/pushline")
 BENCH = os.path.join(ROOT, "bench/.build/release/pushline-bench")
 RUN = os.path.join(ROOT, ".run/chaos")
-TANSU = os.environ.get("PUSHLINE_TANSU", "")
-processes = []
 
 
 def log(message):
     print(f"chaos: {message}", flush=True)
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_port(port, timeout=20):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError(f"nothing listening on {port}")
-
-
-def start(args, log_path=None):
-    out = open(log_path, "w") if log_path else subprocess.DEVNULL
-    process = subprocess.Popen(args, stdout=out, stderr=out)
-    processes.append(process)
-    return process
-
-
-def stop(process, sig=signal.SIGTERM, timeout=40):
-    if process.poll() is None:
-        process.send_signal(sig)
-        try:
-            process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-    return process.returncode
-
-
 class Proxy:
     """A TCP proxy in front of the broker that can cut the network (close every connection and
-    refuse new ones) and restore it: a broker outage as the workers see it."""
+    reset new ones) and restore it: a broker outage as the workers see it. It listens on a port
+    it binds itself, for the whole run (the broker advertises it), and forwards to `target_port`."""
 
-    def __init__(self, listen_port, target_port):
-        self.listen_port, self.target_port = listen_port, target_port
+    def __init__(self):
+        self.target_port = None
+        self.cut_off = False
         self.loop = asyncio.new_event_loop()
         self.server = None
         self.writers = set()
         threading.Thread(target=self.loop.run_forever, daemon=True).start()
         self.call(self._open())
+        self.listen_port = self.server.sockets[0].getsockname()[1]
 
     def call(self, coroutine):
         return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(10)
 
     async def _open(self):
-        self.server = await asyncio.start_server(self._client, "127.0.0.1", self.listen_port, reuse_address=True)
+        self.server = await asyncio.start_server(self._client, "127.0.0.1", 0)
 
     async def _pipe(self, reader, writer):
         try:
@@ -94,6 +60,9 @@ class Proxy:
             writer.close()
 
     async def _client(self, reader, writer):
+        if self.cut_off:
+            writer.transport.abort()
+            return
         try:
             up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
         except OSError:
@@ -105,8 +74,7 @@ class Proxy:
         self.writers.discard(up_writer)
 
     async def _cut(self):
-        self.server.close()
-        await self.server.wait_closed()
+        self.cut_off = True
         for writer in list(self.writers):
             writer.transport.abort()
         self.writers.clear()
@@ -115,7 +83,7 @@ class Proxy:
         self.call(self._cut())
 
     def restore(self):
-        self.call(self._open())
+        self.cut_off = False
 
 
 class ReadyzPoller:
@@ -149,80 +117,43 @@ class ReadyzPoller:
         return self.samples
 
 
-class Stack:
-    """Broker (behind the proxy), topics, signing key, mock APNs, config files, workers."""
+class Stack(LocalStack):
+    """The local stack (scripts/lib/stack.py) for one scenario: the broker (behind the proxy when
+    asked), the chaos topics, a signing key, the mock APNs on a port reserved for the whole
+    scenario (so it can start late or restart), configurations and workers."""
 
     def __init__(self, name, mock_flags, tokens, per_job=10, mock_running=True, partitions=4, proxy=False):
         self.name = name
-        self.dir = os.path.join(RUN, name)
-        subprocess.run(["rm", "-rf", self.dir])
-        os.makedirs(self.dir, exist_ok=True)
-        broker_port = free_port()
-        self.client_port = free_port() if proxy else broker_port
-        url = f"tcp://127.0.0.1:{broker_port}"
-        advertised = f"tcp://127.0.0.1:{self.client_port}"
-        self.broker = start([TANSU, "broker", "--listener-url", url, "--advertised-listener-url", advertised,
-                             "--storage-engine", "memory://tansu/"], os.path.join(self.dir, "broker.log"))
-        wait_port(broker_port)
-        self.proxy = Proxy(self.client_port, broker_port) if proxy else None
-        for topic, count in (("jobs", partitions), ("results", 4), ("dlq", 1)):
-            subprocess.run([TANSU, "topic", "create", f"chaos.{topic}", "--partitions", str(count),
-                            "--broker", url], check=True, capture_output=True)
-        self.key = os.path.join(self.dir, "AuthKey.p8")
-        subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", self.key],
-                       check=True, capture_output=True)
-        os.chmod(self.key, 0o600)
-        subprocess.run(["openssl", "pkey", "-in", self.key, "-pubout", "-out", self.key + ".pub"], check=True, capture_output=True)
-        self.mock_port = free_port()
-        self.mock_flags = mock_flags
+        directory = os.path.join(RUN, name)
+        subprocess.run(["rm", "-rf", directory])
+        super().__init__(directory, "CHAOSKEY01", "CHAOSTEAM1")
+        self.proxy = Proxy() if proxy else None
+        self.start_broker(advertised_port=self.proxy.listen_port if proxy else None,
+                          topics=(("chaos.jobs", partitions), ("chaos.results", 4), ("chaos.dlq", 1)))
+        if self.proxy:
+            self.proxy.target_port = self.broker.port
+        self.client_port = self.proxy.listen_port if proxy else self.broker.port
+        self.generate_key()
         # Generate the mock's certificate once, so a mock started later is trusted with the same CA.
-        generator = start([BIN, "mock-apns", "--listen", f"127.0.0.1:{free_port()}", "--self-signed", self.dir + "/tls",
-                           "--log-level", "error"])
-        wait_port_file = os.path.join(self.dir, "tls", "server.key")
-        deadline = time.time() + 20
-        while not os.path.exists(wait_port_file) and time.time() < deadline:
-            time.sleep(0.1)
-        stop(generator)
-        self.mock = None
+        Mock(self.dir, [], self_signed=True, log_level="error", log_path=os.path.join(self.dir, "tls.log")).stop()
+        self.mock_port = self.reserve_port()
+        self.mock_flags = mock_flags
         if mock_running:
             self.start_mock()
-        self.workers = []
         self.jobs, self.tokens = self.campaign(tokens, per_job)
 
     def start_mock(self):
-        self.mock = start([BIN, "mock-apns", "--listen", f"127.0.0.1:{self.mock_port}", "--tls-cert", self.dir + "/tls/server.pem",
-                           "--tls-key", self.dir + "/tls/server.key", "--auth-key", f"CHAOSKEY01:CHAOSTEAM1:{self.key}.pub",
-                           "--stats-file", self.dir + "/mock-stats.json", "--log-level", "warning"] + self.mock_flags,
-                          os.path.join(self.dir, "mock.log"))
-        wait_port(self.mock_port)
+        return super().start_mock(self.mock_flags, port=self.mock_port, self_signed=False)
 
-    def config(self, metrics_port, shutdown_ms=10000):
-        path = os.path.join(self.dir, f"worker-{metrics_port}.yaml")
-        with open(path, "w") as handle:
-            handle.write(f"""kafka:
-  brokers: "127.0.0.1:{self.client_port}"
-  group_id: "chaos-{self.name}"
-  jobs_topic: "chaos.jobs"
-  results_topic: "chaos.results"
-  dead_letter_topic: "chaos.dlq"
-  properties: {{session.timeout.ms: "6000", heartbeat.interval.ms: "1000"}}
-apns:
-  endpoint: "127.0.0.1:{self.mock_port}"
-  ca_file: "{self.dir}/tls/ca.pem"
-  request_timeout_ms: 3000
-apps:
-  default:
-    bundle_id: "com.example.app"
-    auth: {{type: "token", key_file: "{self.key}", key_id: "CHAOSKEY01", team_id: "CHAOSTEAM1"}}
-worker:
-  shutdown_timeout_ms: {shutdown_ms}
-metrics:
-  listen: "127.0.0.1:{metrics_port}"
-log:
-  level: "info"
-  format: "json"
-""")
-        return path
+    def config(self, shutdown_ms=10000):
+        """A worker configuration on a reserved metrics port: (path, port)."""
+        metrics_port = self.reserve_port()
+        return super().config(
+            f"worker-{metrics_port}", f"chaos-{self.name}", metrics_port=metrics_port,
+            mock_endpoint=f"127.0.0.1:{self.mock_port}", ca_file=os.path.join(self.dir, "tls", "ca.pem"),
+            brokers=f"127.0.0.1:{self.client_port}",
+            topics={"jobs_topic": "chaos.jobs", "results_topic": "chaos.results", "dead_letter_topic": "chaos.dlq"},
+            overrides={"apns": {"request_timeout_ms": 3000}, "worker": {"shutdown_timeout_ms": shutdown_ms}})
 
     def campaign(self, tokens, per_job):
         if tokens == 0:
@@ -237,15 +168,11 @@ log:
                 handle.write(json.dumps({"id": f"{self.name}-{jobs}", "tokens": batch,
                                          "payload": {"aps": {"alert": "chaos"}}}, separators=(",", ":")) + "\n")
                 jobs += 1
-        subprocess.run([BIN, "enqueue", "--config", self.config(free_port()), "--file", path, "--quiet"], check=True)
+        subprocess.run([BIN, "enqueue", "--config", self.config()[0], "--file", path, "--quiet"], check=True)
         return jobs, set(all_tokens)
 
     def start_worker(self):
-        port = free_port()
-        worker = start([BIN, "run", "--config", self.config(port)], os.path.join(self.dir, f"worker-{port}.log"))
-        worker.metrics_port = port
-        self.workers.append(worker)
-        return worker
+        return super().start_worker(*self.config())
 
     def final_statuses(self):
         """token -> the statuses of its final delivery records (one, when all is well)."""
@@ -262,18 +189,7 @@ log:
 
     def mock_stats(self):
         """The mock's stats file, written fresh (SIGUSR1) when the mock runs; {} when absent."""
-        path = self.dir + "/mock-stats.json"
-        if self.mock and self.mock.poll() is None:
-            before = os.path.getmtime(path) if os.path.exists(path) else 0
-            self.mock.send_signal(signal.SIGUSR1)
-            deadline = time.time() + 5
-            while time.time() < deadline and (not os.path.exists(path) or os.path.getmtime(path) == before):
-                time.sleep(0.1)
-        try:
-            with open(path) as handle:
-                return json.load(handle)
-        except (OSError, ValueError):
-            return {}
+        return self.mock.write_stats() if self.mock else {}
 
     def wait_all(self, timeout=300):
         deadline = time.time() + timeout
@@ -287,13 +203,6 @@ log:
 
     def delivered(self):
         return sum(1 for _ in self.results())
-
-    def close(self):
-        for worker in self.workers:
-            stop(worker)
-        if self.mock:
-            stop(self.mock)
-        stop(self.broker)
 
 
 def verdict(name, stack, counts, extra=""):
@@ -405,17 +314,29 @@ def scenario_apns_down_at_start(tokens):
     stack = Stack("apnsdown", [], tokens, mock_running=False)
     try:
         worker = stack.start_worker()
-        time.sleep(12)
-        try:
-            ready = OPENER.open(f"http://127.0.0.1:{worker.metrics_port}/readyz", timeout=2).status
-        except urllib.error.HTTPError as error:
-            ready = error.code
-        early = len(stack.results())
+        # Not a fixed wait: the worker has joined its group (/readyz names APNs, not the group),
+        # taken jobs (notifications in flight) and failed to connect (a connection backing off),
+        # so it would have produced results by now had it burned them while APNs was down.
+        deadline = time.time() + 60
+        ready, reason, early = None, "", None
+        while time.time() < deadline:
+            try:
+                ready = OPENER.open(f"http://127.0.0.1:{worker.metrics_port}/readyz", timeout=2).status
+            except urllib.error.HTTPError as error:
+                ready, reason = error.code, error.read().decode(errors="replace")
+            except OSError:
+                ready = None
+            metrics = scrape(f"127.0.0.1:{worker.metrics_port}")
+            if ("no active APNs connection" in reason and total(metrics, "pushline_inflight_notifications") > 0
+                    and total(metrics, 'pushline_apns_connections{app="default",state="backing_off"}') > 0):
+                early = len(stack.results())
+                break
+            time.sleep(0.2)
         stack.start_mock()
         counts = stack.wait_all()
         ok_before = ready == 503 and early == 0
         result = verdict("APNs unreachable at start, then up", stack, counts,
-                         f"/readyz {ready} and {early} results while down")
+                         f"/readyz {ready} and {early} results while down (jobs taken, connect failed)")
         if not ok_before:
             result["verdict"] = "FAIL"
         return result
@@ -630,9 +551,7 @@ def main():
                    "note": f"error: {error}"}
         log(f"  {row}")
         rows.append(row)
-    for process in processes:
-        if process.poll() is None:
-            process.kill()
+    stop_all()
     print()
     print(f"{'scenario':<62}{'tokens':>9}{'results':>9}{'missing':>9}{'dups':>7}  verdict")
     for row in rows:
@@ -644,5 +563,6 @@ def main():
 
 
 if __name__ == "__main__":
+    exit_on_sigterm()
     os.makedirs(RUN, exist_ok=True)
     main()

@@ -12,18 +12,9 @@ enum APNSBenchmark {
         return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
 
-    static func value(_ arguments: [String], _ name: String) -> String? {
-        guard let index = arguments.firstIndex(of: "--" + name), index + 1 < arguments.count else { return nil }
-        return arguments[index + 1]
-    }
-
-    static func run(arguments: [String], count: Int, connections: Int) async throws -> String {
-        guard let endpointText = value(arguments, "endpoint"), let endpoint = APNSEndpoint(endpointText),
-            let caFile = value(arguments, "ca-file"), let keyFile = value(arguments, "key-file"),
-            let keyID = value(arguments, "key-id"), let teamID = value(arguments, "team-id")
-        else {
-            throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "apns needs --endpoint --ca-file --key-file --key-id --team-id"])
-        }
+    static func run(
+        endpoint: APNSEndpoint, caFile: String, keyFile: String, keyID: String, teamID: String, count: Int, connections: Int
+    ) async throws -> String {
         let client = try APNSClient(
             configuration: APNSClientConfiguration(endpoint: endpoint, caFile: caFile, connections: connections),
             credential: try .token(keyFile: keyFile, keyID: keyID, teamID: teamID))
