@@ -21,6 +21,9 @@ public final class EmbeddedBroker: @unchecked Sendable {
     // request/answer exchanges on the helper's pipes; Process is thread-safe for signals.
     public let port: Int
     public var bootstrapServers: String { "127.0.0.1:\(port)" }
+    /// The consumer-group settings the stack gives every client of this broker (a short session
+    /// timeout, so joins take seconds).
+    public let clientProperties: [String: String]
     private let helper: Process
     private let requests: FileHandle
     private let answers: FileHandle
@@ -64,6 +67,7 @@ public final class EmbeddedBroker: @unchecked Sendable {
         self.answers = answers
         logURL = directory.appendingPathComponent("broker.log")
         self.port = port
+        self.clientProperties = object["client_properties"] as? [String: String] ?? [:]
     }
 
     /// Creates a topic with `partitions` partitions.

@@ -11,15 +11,12 @@ enum Integration {
         return logger
     }
 
-    /// Group settings the embedded broker needs to rebalance within seconds.
-    static let groupProperties = ["session.timeout.ms": "6000", "heartbeat.interval.ms": "1000"]
-
     static func consumerConfiguration(
         _ broker: EmbeddedBroker, group: String, topic: String, drain: Duration = .seconds(10)
     ) -> KafkaConsumerConfiguration {
         KafkaConsumerConfiguration(
             bootstrapServers: broker.bootstrapServers, groupID: group, topics: [topic],
-            properties: groupProperties, revokeDrainTimeout: drain, maxBatchSize: 500)
+            properties: broker.clientProperties, revokeDrainTimeout: drain, maxBatchSize: 500)
     }
 
     /// Produces `count` records (key and value = the index), returns the end offset per partition
