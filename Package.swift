@@ -2,7 +2,7 @@
 import PackageDescription
 
 let strict: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("ExistentialAny")
 ]
 
 let package = Package(
@@ -144,18 +144,26 @@ let package = Package(
             dependencies: ["PushlineKafka", "PushlineTestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
-        .testTarget(name: "PushlineTLSTests", dependencies: [
-            "PushlineTLS", "PushlineTestCA", "PushlineTestSupport",
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOEmbedded", package: "swift-nio"),
-        ], swiftSettings: strict),
-        .testTarget(name: "PushlineHTTP2Tests", dependencies: [
-            "PushlineHTTP2", "PushlineHTTP2Server", "PushlineTLS", "PushlineTestSupport",
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOEmbedded", package: "swift-nio"),
-        ], swiftSettings: strict),
+        .testTarget(
+            name: "PushlineTLSTests",
+            dependencies: [
+                "PushlineTLS", "PushlineTestCA", "PushlineTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PushlineHTTP2Tests",
+            dependencies: [
+                "PushlineHTTP2", "PushlineHTTP2Server", "PushlineTLS", "PushlineTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(name: "PushlineAPNSCoreTests", dependencies: ["PushlineAPNSCore"], swiftSettings: strict),
         .testTarget(
             name: "PushlineAPNSTests",
@@ -191,7 +199,11 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "DeployTests", dependencies: ["PushlineWorker", "PushlineAPNSCore", .product(name: "Yams", package: "Yams")], swiftSettings: strict),
+        .testTarget(
+            name: "DeployTests",
+            dependencies: ["PushlineWorker", "PushlineAPNSCore", .product(name: "Yams", package: "Yams")],
+            swiftSettings: strict
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,8 +1,8 @@
-import PushlineAPNSCore
 import Logging
 import NIOCore
-import PushlineTLS
 import NIOPosix
+import PushlineAPNSCore
+import PushlineTLS
 import Synchronization
 
 /// A pool of multiplexed HTTP/2 connections to APNs for one credential (one team and key, or one
@@ -75,17 +75,30 @@ public final class APNSClient: Sendable {
         machine = Mutex(
             PoolStateMachine(
                 settings: .init(
-                    connections: configuration.connections, configuredCap: configuration.maxStreamsPerConnection,
-                    tokenAuth: credential.isToken, maxQueuedRequests: configuration.maxQueuedRequests,
-                    retryPolicy: configuration.retryPolicy, maxFreeResends: configuration.maxFreeResends,
-                    health: configuration.health),
-                now: .now))
+                    connections: configuration.connections,
+                    configuredCap: configuration.maxStreamsPerConnection,
+                    tokenAuth: credential.isToken,
+                    maxQueuedRequests: configuration.maxQueuedRequests,
+                    retryPolicy: configuration.retryPolicy,
+                    maxFreeResends: configuration.maxFreeResends,
+                    health: configuration.health
+                ),
+                now: .now
+            )
+        )
 
         let settings = PooledConnection.Settings(
-            endpoint: configuration.endpoint, tlsContext: tlsContext, connectTimeout: configuration.connectTimeout,
-            requestTimeout: configuration.requestTimeout, pingInterval: configuration.pingInterval,
-            pingTimeout: configuration.pingTimeout, authority: configuration.endpoint.authority, tokens: tokens,
-            metrics: metrics, logger: logger)
+            endpoint: configuration.endpoint,
+            tlsContext: tlsContext,
+            connectTimeout: configuration.connectTimeout,
+            requestTimeout: configuration.requestTimeout,
+            pingInterval: configuration.pingInterval,
+            pingTimeout: configuration.pingTimeout,
+            authority: configuration.endpoint.authority,
+            tokens: tokens,
+            metrics: metrics,
+            logger: logger
+        )
         // Connections report to the pool through this box, filled once the pool exists; they hold
         // no reference to it.
         let sink = EventSink()
@@ -133,7 +146,13 @@ public final class APNSClient: Sendable {
             }
             // One completion closure for the whole batch; each request carries its index.
             return PendingRequest(
-                notification: notification, options: options, body: body, index: index, created: now, completion: completion)
+                notification: notification,
+                options: options,
+                body: body,
+                index: index,
+                created: now,
+                completion: completion
+            )
         }
         submit(requests)
     }
@@ -187,11 +206,14 @@ public final class APNSClient: Sendable {
             Status(
                 connections: machine.lifecycles.indices.map {
                     ConnectionStatus(
-                        state: machine.lifecycles[$0].state, limit: machine.capacities[$0].limit,
-                        reservedStreams: machine.capacities[$0].reserved)
+                        state: machine.lifecycles[$0].state,
+                        limit: machine.capacities[$0].limit,
+                        reservedStreams: machine.capacities[$0].reserved
+                    )
                 },
                 queued: machine.waiting,
-                hold: machine.health.hold)
+                hold: machine.health.hold
+            )
         }
     }
 
@@ -270,12 +292,14 @@ public final class APNSClient: Sendable {
             metrics.held(true)
             logger.error(
                 "APNs refuses this app's requests: holding its notifications (they stay queued, probing with backoff)",
-                metadata: ["status": "\(hold.status)", "reason": "\(hold.reason)"])
+                metadata: ["status": "\(hold.status)", "reason": "\(hold.reason)"]
+            )
         case .resumed(let after, let failedProbes):
             metrics.held(false)
             logger.notice(
                 "APNs accepts this app's requests again: hold ended, sending at full speed",
-                metadata: ["held_ms": "\(Int(after.milliseconds))", "failed_probes": "\(failedProbes)"])
+                metadata: ["held_ms": "\(Int(after.milliseconds))", "failed_probes": "\(failedProbes)"]
+            )
         }
     }
 }

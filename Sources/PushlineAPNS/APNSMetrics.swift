@@ -42,7 +42,8 @@ final class APNSMetrics: Sendable {
             if let counter = cache[key] { return counter }
             let counter = Counter(
                 label: "pushline_apns_responses_total",
-                dimensions: [("app", app), ("status", String(status)), ("reason", key.reason)])
+                dimensions: [("app", app), ("status", String(status)), ("reason", key.reason)]
+            )
             cache[key] = counter
             return counter
         }

@@ -1,5 +1,5 @@
-import PushlineAPNSCore
 import NIOCore
+import PushlineAPNSCore
 
 /// One notification on its way through the pool, across attempts and connections.
 ///

@@ -1,5 +1,5 @@
-import PushlineAPNSCore
 import NIOCore
+import PushlineAPNSCore
 
 /// Every decision of one APNs pool, as a pure state machine: which connection a request goes to,
 /// what follows each answer (final, retry after backoff, free resend, token refresh, hold), the
@@ -50,7 +50,8 @@ struct PoolStateMachine {
         lifecycles = Array(repeating: ConnectionLifecycle(), count: connections)
         capacities = Array(
             repeating: StreamCapacity(configuredCap: settings.configuredCap, tokenAuth: settings.tokenAuth),
-            count: connections)
+            count: connections
+        )
         health = AppHealth(thresholds: settings.health, origin: now)
         random = SplitMix64(seed: settings.seed)
     }
@@ -88,7 +89,9 @@ struct PoolStateMachine {
     /// as evidence before any other answer of the batch is judged (one pass; the rest, rare, is
     /// kept aside by index).
     mutating func streamsEnded(
-        slot: Int, _ ended: [(request: PendingRequest, end: StreamEnd)], now: ContinuousClock.Instant
+        slot: Int,
+        _ ended: [(request: PendingRequest, end: StreamEnd)],
+        now: ContinuousClock.Instant
     ) -> PoolActions {
         var actions = PoolActions()
         var successes = 0
@@ -128,11 +131,27 @@ struct PoolStateMachine {
                 if wasProbe { health.probeReturned() }
                 resendFree(request, now: now, actions: &actions)
             case .timedOut:
-                systemic(request, .noResponse(.timeout), status: 0, reason: "timeout", retry: .transport,
-                    wasProbe: wasProbe, now: now, actions: &actions)
+                systemic(
+                    request,
+                    .noResponse(.timeout),
+                    status: 0,
+                    reason: "timeout",
+                    retry: .transport,
+                    wasProbe: wasProbe,
+                    now: now,
+                    actions: &actions
+                )
             case .lost:
-                systemic(request, .noResponse(.connection), status: 0, reason: "connection", retry: .transport,
-                    wasProbe: wasProbe, now: now, actions: &actions)
+                systemic(
+                    request,
+                    .noResponse(.connection),
+                    status: 0,
+                    reason: "connection",
+                    retry: .transport,
+                    wasProbe: wasProbe,
+                    now: now,
+                    actions: &actions
+                )
             }
         }
         actions.connection(slot, lifecycles[slot].streamClosed(openStreams: capacities[slot].reserved))
@@ -143,7 +162,10 @@ struct PoolStateMachine {
     /// Requests assigned to `slot` that it could not start (it closed, got a GOAWAY, or its
     /// limit dropped in transit): their slots are released and they go again a moment later.
     mutating func notStarted(
-        slot: Int, _ requests: [PendingRequest], connectionUnusable: Bool, now: ContinuousClock.Instant
+        slot: Int,
+        _ requests: [PendingRequest],
+        connectionUnusable: Bool,
+        now: ContinuousClock.Instant
     ) -> PoolActions {
         var actions = PoolActions()
         for request in requests {
@@ -251,8 +273,12 @@ struct PoolStateMachine {
     // MARK: Answers
 
     private mutating func answered(
-        _ request: PendingRequest, _ response: APNSResponse, wasProbe: Bool, slot: Int,
-        now: ContinuousClock.Instant, actions: inout PoolActions
+        _ request: PendingRequest,
+        _ response: APNSResponse,
+        wasProbe: Bool,
+        slot: Int,
+        now: ContinuousClock.Instant,
+        actions: inout PoolActions
     ) {
         let disposition = APNSDisposition(response)
         guard APNSAnswerScope.of(response) == .systemic else {
@@ -282,8 +308,17 @@ struct PoolStateMachine {
         var kind: APNSDisposition.RetryKind = .serverError
         if case .retryable(let retryKind) = disposition, retryKind != .providerTokenExpired { kind = retryKind }
         request.avoidSlot = kind == .serverError ? slot : nil
-        systemic(request, .response(response), status: response.status, reason: response.reason?.rawValue ?? "",
-            retry: kind, nonRetryable: !disposition.isRetryable, wasProbe: wasProbe, now: now, actions: &actions)
+        systemic(
+            request,
+            .response(response),
+            status: response.status,
+            reason: response.reason?.rawValue ?? "",
+            retry: kind,
+            nonRetryable: !disposition.isRetryable,
+            wasProbe: wasProbe,
+            now: now,
+            actions: &actions
+        )
     }
 
     /// A systemic answer (or a transport failure). Held: requeued without counting. Not held:
@@ -291,9 +326,15 @@ struct PoolStateMachine {
     /// is final only when the app is otherwise proven healthy (it is about this job), and is
     /// retried like a server error until the rate decides.
     private mutating func systemic(
-        _ request: PendingRequest, _ answer: PendingRequest.SystemicAnswer, status: Int, reason: String,
-        retry kind: APNSDisposition.RetryKind, nonRetryable: Bool = false, wasProbe: Bool,
-        now: ContinuousClock.Instant, actions: inout PoolActions
+        _ request: PendingRequest,
+        _ answer: PendingRequest.SystemicAnswer,
+        status: Int,
+        reason: String,
+        retry kind: APNSDisposition.RetryKind,
+        nonRetryable: Bool = false,
+        wasProbe: Bool,
+        now: ContinuousClock.Instant,
+        actions: inout PoolActions
     ) {
         request.lastSystemic = answer
         if let transition = health.recordSystemic(status: status, reason: reason, now: now) {
@@ -348,8 +389,11 @@ struct PoolStateMachine {
 
     /// A retryable failure: back off and resend (from the machine's retry list), or end with `final`.
     private mutating func retry(
-        _ request: PendingRequest, kind: APNSDisposition.RetryKind, final: APNSOutcome,
-        now: ContinuousClock.Instant, actions: inout PoolActions
+        _ request: PendingRequest,
+        kind: APNSDisposition.RetryKind,
+        final: APNSOutcome,
+        now: ContinuousClock.Instant,
+        actions: inout PoolActions
     ) {
         let remaining = request.options.retryUntil.map { $0 - now }
         let decision = settings.retryPolicy.decide(after: request.attempts, kind: kind, remaining: remaining, random: random.unit())
@@ -367,7 +411,10 @@ struct PoolStateMachine {
     }
 
     private mutating func retry(
-        _ request: PendingRequest, at time: ContinuousClock.Instant, now: ContinuousClock.Instant, actions: inout PoolActions
+        _ request: PendingRequest,
+        at time: ContinuousClock.Instant,
+        now: ContinuousClock.Instant,
+        actions: inout PoolActions
     ) {
         if isShutDown {
             finish(request, request.outcome(.shutdown, at: now), into: &actions)

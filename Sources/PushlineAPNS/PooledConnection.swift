@@ -1,9 +1,9 @@
-import PushlineAPNSCore
 import Logging
 import NIOCore
+import NIOPosix
+import PushlineAPNSCore
 import PushlineHTTP2
 import PushlineTLS
-import NIOPosix
 import Synchronization
 
 /// One slot of the pool: a TLS + HTTP/2 connection that reconnects in place. A thin I/O adapter:
@@ -52,7 +52,9 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
     private let inbox = Mutex<(requests: [PendingRequest], scheduled: Bool)>(([], false))
 
     init(
-        slot: Int, eventLoop: any EventLoop, settings: Settings,
+        slot: Int,
+        eventLoop: any EventLoop,
+        settings: Settings,
         report: @escaping @Sendable (_ slot: Int, _ event: ConnectionEvent) -> Void
     ) {
         self.slot = slot
@@ -107,7 +109,9 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
                 self.sentOnThisConnection = false
             case .failure(let error):
                 settings.logger.warning(
-                    "APNs connection failed", metadata: ["slot": "\(slot)", "endpoint": "\(endpoint)", "error": "\(error)"])
+                    "APNs connection failed",
+                    metadata: ["slot": "\(slot)", "endpoint": "\(endpoint)", "error": "\(error)"]
+                )
                 report(slot, .connectFailed)
             }
         }
@@ -198,7 +202,9 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
             // next one is built, so emptying it keeps its storage.
             headers.removeAll(keepingCapacity: true)
             APNSRequestHeaders.forEachRegularHeader(
-                of: request.notification, authorization: authorization, firstOnConnection: !sentOnThisConnection
+                of: request.notification,
+                authorization: authorization,
+                firstOnConnection: !sentOnThisConnection
             ) { name, value, indexing in
                 headers.append(HTTP2Header(name, value, neverIndex: indexing == .never))
             }
@@ -208,8 +214,14 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
             if request.firstSentAt == nil { request.firstSentAt = now }
             do {
                 let http2Request = HTTP2Request(
-                    method: "POST", scheme: "https", authority: authority, path: request.notification.path,
-                    indexPath: false, headers: headers, body: request.body)
+                    method: "POST",
+                    scheme: "https",
+                    authority: authority,
+                    path: request.notification.path,
+                    indexPath: false,
+                    headers: headers,
+                    body: request.body
+                )
                 let streamID = try handler.submit(http2Request, tag: request)
                 sent.append(streamID: streamID, deadline: deadline)
             } catch {
@@ -259,7 +271,8 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
                 status: http2Response.status,
                 apnsID: http2Response.headers.first(named: "apns-id"),
                 apnsUniqueID: http2Response.headers.first(named: "apns-unique-id"),
-                body: body)
+                body: body
+            )
             let latency = ContinuousClock.now - (request.sentAt ?? request.created)
             settings.metrics.response(status: response.status, reason: response.reason?.rawValue, latencyNanoseconds: latency.nanoseconds)
             ended.append((request, .response(response)))
@@ -283,7 +296,9 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
 
     func http2Client(_ client: HTTP2ClientHandler, goAwayReceived goAway: HTTP2GoAway) {
         settings.logger.info(
-            "APNs sent GOAWAY", metadata: ["slot": "\(slot)", "last_stream_id": "\(goAway.lastStreamID)", "debug": "\(goAway.debugText)"])
+            "APNs sent GOAWAY",
+            metadata: ["slot": "\(slot)", "last_stream_id": "\(goAway.lastStreamID)", "debug": "\(goAway.debugText)"]
+        )
         reportEnded()
         report(slot, .goAway)
     }

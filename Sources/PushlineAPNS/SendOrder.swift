@@ -1,3 +1,5 @@
+import NIOCore
+
 /// The streams a connection has sent, oldest first, for its deadline sweep.
 ///
 /// Every request on a connection gets the same timeout, so send order is deadline order: the
@@ -40,5 +42,3 @@ struct SendOrder {
         entries.removeAll()
     }
 }
-
-import NIOCore

@@ -57,13 +57,17 @@ public final class APNSIDGenerator: Sendable {
             }
         }
         put(high, nibbles: 8, from: 60)
-        buffer[index] = UInt8(ascii: "-"); index += 1
+        buffer[index] = UInt8(ascii: "-")
+        index += 1
         put(high, nibbles: 4, from: 28)
-        buffer[index] = UInt8(ascii: "-"); index += 1
+        buffer[index] = UInt8(ascii: "-")
+        index += 1
         put(high, nibbles: 4, from: 12)
-        buffer[index] = UInt8(ascii: "-"); index += 1
+        buffer[index] = UInt8(ascii: "-")
+        index += 1
         put(low, nibbles: 4, from: 60)
-        buffer[index] = UInt8(ascii: "-"); index += 1
+        buffer[index] = UInt8(ascii: "-")
+        index += 1
         put(low, nibbles: 12, from: 44)
         return index
     }

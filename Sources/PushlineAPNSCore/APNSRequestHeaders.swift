@@ -24,7 +24,9 @@ public enum APNSRequestHeaders {
         fields.append(APNSHeaderField(":authority", authority, indexing: .never))
         fields.append(APNSHeaderField(":path", notification.path, indexing: .never))
         forEachRegularHeader(
-            of: notification, authorization: bearerToken.map { "bearer " + $0 }, firstOnConnection: firstOnConnection
+            of: notification,
+            authorization: bearerToken.map { "bearer " + $0 },
+            firstOnConnection: firstOnConnection
         ) { name, value, indexing in
             fields.append(APNSHeaderField(name, value, indexing: indexing))
         }

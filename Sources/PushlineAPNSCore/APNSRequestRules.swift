@@ -66,9 +66,15 @@ public enum APNSRequestRules {
             func value(_ field: Field) -> String? {
                 located.first { $0.field == field }.map { headers[$0.index].value }
             }
-            return .success(Accepted(
-                deviceToken: String(path.dropFirst(devicePathPrefix.count)), topic: value(.topic), pushType: pushType,
-                apnsID: value(.apnsID), authorization: value(.authorization)))
+            return .success(
+                Accepted(
+                    deviceToken: String(path.dropFirst(devicePathPrefix.count)),
+                    topic: value(.topic),
+                    pushType: pushType,
+                    apnsID: value(.apnsID),
+                    authorization: value(.authorization)
+                )
+            )
         }
     }
 

@@ -52,7 +52,8 @@ public enum Base64URL {
         out.reserveCapacity(values.count * 3 / 4)
         var index = 0
         while index + 4 <= values.count {
-            let value = UInt32(values[index]) << 18 | UInt32(values[index + 1]) << 12
+            let value =
+                UInt32(values[index]) << 18 | UInt32(values[index + 1]) << 12
                 | UInt32(values[index + 2]) << 6 | UInt32(values[index + 3])
             out.append(UInt8(value >> 16 & 0xFF))
             out.append(UInt8(value >> 8 & 0xFF))
@@ -61,7 +62,8 @@ public enum Base64URL {
         }
         let rest = values.count - index
         if rest >= 2 {
-            let value = UInt32(values[index]) << 18 | UInt32(values[index + 1]) << 12
+            let value =
+                UInt32(values[index]) << 18 | UInt32(values[index + 1]) << 12
                 | (rest == 3 ? UInt32(values[index + 2]) << 6 : 0)
             out.append(UInt8(value >> 16 & 0xFF))
             if rest == 3 {

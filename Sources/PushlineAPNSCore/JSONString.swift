@@ -27,11 +27,21 @@ public enum JSONString {
     private static func appendEscaped(_ value: String, to bytes: inout [UInt8]) {
         for byte in value.utf8 {
             switch byte {
-            case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
-            case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
-            case 0x0A: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
-            case 0x0D: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
-            case 0x09: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
+            case UInt8(ascii: "\""):
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(byte)
+            case UInt8(ascii: "\\"):
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(byte)
+            case 0x0A:
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(UInt8(ascii: "n"))
+            case 0x0D:
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(UInt8(ascii: "r"))
+            case 0x09:
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(UInt8(ascii: "t"))
             case 0..<0x20:
                 bytes.append(contentsOf: Array("\\u00".utf8))
                 bytes.append(hex[Int(byte >> 4)])

@@ -1,10 +1,10 @@
-import PushlineAPNSCore
 import Logging
 import NIOCore
+import NIOPosix
+import PushlineAPNSCore
 import PushlineHTTP2
 import PushlineHTTP2Server
 import PushlineTLS
-import NIOPosix
 
 /// An APNs emulator: HTTP/2 over TLS on a loopback (or any) address, with APNs' validation,
 /// token and certificate trust, unregistered devices, chaos and accounting.
@@ -22,8 +22,13 @@ public final class MockAPNSServer: Sendable {
     private let statsWriter: RepeatedTask?
 
     private init(
-        stats: MockStats, port: Int, host: String, group: MultiThreadedEventLoopGroup, channel: any Channel,
-        shared: MockShared, statsWriter: RepeatedTask?
+        stats: MockStats,
+        port: Int,
+        host: String,
+        group: MultiThreadedEventLoopGroup,
+        channel: any Channel,
+        shared: MockShared,
+        statsWriter: RepeatedTask?
     ) {
         self.stats = stats
         self.port = port
@@ -92,8 +97,14 @@ public final class MockAPNSServer: Sendable {
         }
         logger.info("mock APNs listening", metadata: ["address": "\(configuration.host):\(port)", "threads": "\(threads)"])
         return MockAPNSServer(
-            stats: stats, port: port, host: configuration.host, group: group, channel: channel, shared: shared,
-            statsWriter: statsWriter)
+            stats: stats,
+            port: port,
+            host: configuration.host,
+            group: group,
+            channel: channel,
+            shared: shared,
+            statsWriter: statsWriter
+        )
     }
 
     /// Writes the stats JSON to `--stats-file` now (SIGUSR1, exit).

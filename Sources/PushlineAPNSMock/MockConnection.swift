@@ -1,5 +1,5 @@
-import PushlineAPNSCore
 import NIOCore
+import PushlineAPNSCore
 import PushlineHTTP2
 import PushlineHTTP2Server
 import PushlineTLS
@@ -88,8 +88,10 @@ final class MockConnection: HTTP2ServerDelegate {
             goAwayLastStreamID = request.streamID
             shared.stats.goawaySent()
             connection.sendGoAway(
-                lastStreamID: request.streamID, errorCode: .noError,
-                debugData: ByteBuffer(string: #"{"reason":"Shutdown"}"#))
+                lastStreamID: request.streamID,
+                errorCode: .noError,
+                debugData: ByteBuffer(string: #"{"reason":"Shutdown"}"#)
+            )
         }
         if configuration.limitDropEvery > 0, streamsStarted % configuration.limitDropEvery == 0 {
             dropLimit(connection)
@@ -166,7 +168,10 @@ final class MockConnection: HTTP2ServerDelegate {
     }
 
     private func answer(
-        method: UnsafeRawBufferPointer, path: UnsafeRawBufferPointer, fields: APNSRequestRules.Fields, body: ByteBuffer?
+        method: UnsafeRawBufferPointer,
+        path: UnsafeRawBufferPointer,
+        fields: APNSRequestRules.Fields,
+        body: ByteBuffer?
     ) -> (Int, APNSReason?, Int64?) {
         let checked: Result<APNSPushType, APNSRequestRules.Rejection>
         if let body {
@@ -175,7 +180,11 @@ final class MockConnection: HTTP2ServerDelegate {
             }
         } else {
             checked = APNSRequestRules.check(
-                method: method, path: path, fields: fields, body: UnsafeBufferPointer(start: nil, count: 0))
+                method: method,
+                path: path,
+                fields: fields,
+                body: UnsafeBufferPointer(start: nil, count: 0)
+            )
         }
         if case .failure(let rejection) = checked {
             return (rejection.status, rejection.reason, nil)
@@ -190,9 +199,11 @@ final class MockConnection: HTTP2ServerDelegate {
         } else if configuration.clientCAFile != nil {
             guard let bundleID = certificateBundleID() else { return (403, .badCertificate, nil) }
             let topic = fields[.topic].map { String(decoding: $0, as: UTF8.self) } ?? bundleID
-            let covered = topic == bundleID || APNSPushType.allCases.contains {
-                !$0.topicSuffix.isEmpty && topic == bundleID + $0.topicSuffix
-            }
+            let covered =
+                topic == bundleID
+                || APNSPushType.allCases.contains {
+                    !$0.topicSuffix.isEmpty && topic == bundleID + $0.topicSuffix
+                }
             guard covered else { return (400, .badTopic, nil) }
             guard shared.topicAllowed(topic) else { return (400, .topicDisallowed, nil) }
         } else if let topic = fields[.topic], !topicAllowed(topic) {
@@ -256,8 +267,12 @@ final class MockConnection: HTTP2ServerDelegate {
     }
 
     private func respond(
-        _ connection: HTTP2ServerHandler, _ request: HTTP2ServerRequest,
-        status: Int, reason: APNSReason?, timestamp: Int64?, outage: Bool
+        _ connection: HTTP2ServerHandler,
+        _ request: HTTP2ServerRequest,
+        status: Int,
+        reason: APNSReason?,
+        timestamp: Int64?,
+        outage: Bool
     ) {
         responseFields.removeAll()
         // A unique value per response: indexing it in HPACK would only churn both dynamic tables.
@@ -278,9 +293,15 @@ final class MockConnection: HTTP2ServerDelegate {
         if let recorder = shared.recorder {
             recorder.record(
                 RequestRecorder.Entry(
-                    connection: id, stream: request.streamID, token: Self.token(of: request.path),
+                    connection: id,
+                    stream: request.streamID,
+                    token: Self.token(of: request.path),
                     headers: request.headers.filter { $0.name != "authorization" }.map { ($0.name, $0.value) },
-                    payloadBytes: request.body?.readableBytes ?? 0, status: status, reason: reason?.rawValue))
+                    payloadBytes: request.body?.readableBytes ?? 0,
+                    status: status,
+                    reason: reason?.rawValue
+                )
+            )
         }
     }
 

@@ -38,9 +38,11 @@ public struct MockOutage: Sendable, Hashable {
     public init?(_ configuration: MockConfiguration) {
         guard configuration.outageSeconds > 0, configuration.outageSeconds.isFinite else { return nil }
         self.init(
-            status: configuration.outageStatus, reason: configuration.outageReason,
+            status: configuration.outageStatus,
+            reason: configuration.outageReason,
             duration: .milliseconds(Int64((configuration.outageSeconds * 1000).rounded())),
-            startAtRequest: configuration.outageStartAfterRequests)
+            startAtRequest: configuration.outageStartAfterRequests
+        )
     }
 
     /// When the window closes, once it has opened.

@@ -56,7 +56,6 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
     /// The channel's EventLoop, once the handler is in a pipeline.
     public var eventLoop: (any EventLoop)? { context?.eventLoop }
 
-
     /// The server's SETTINGS_MAX_CONCURRENT_STREAMS (the assumed value until its SETTINGS arrive).
     public var peerMaxConcurrentStreams: Int { capacity.peerMaxConcurrentStreams }
     /// Whether the server's first SETTINGS frame has arrived.
@@ -101,7 +100,8 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
         let streamID = session.submitRequest(request, hasBody: body != nil)
         guard streamID > 0 else {
             capacity.streamFinished(wasSent: false)
-            let reason: HTTP2StreamError.Kind = streamID == Int32(NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE.rawValue)
+            let reason: HTTP2StreamError.Kind =
+                streamID == Int32(NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE.rawValue)
                 ? .connectionUnavailable("stream ids exhausted")
                 : .library(code: streamID, message: String(cString: nghttp2_strerror(streamID)))
             throw HTTP2StreamError(reason, streamID: nil)
@@ -318,14 +318,24 @@ extension HTTP2ClientHandler: Sendable {}
 extension HTTP2ClientHandler: NGHTTP2SessionEvents {
     package func sessionBeginHeaders(streamID: Int32, isRequest: Bool) throws {}
 
-    package func sessionHeader(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndex: Bool) throws {
+    package func sessionHeader(
+        streamID: Int32,
+        name: UnsafeBufferPointer<UInt8>,
+        value: UnsafeBufferPointer<UInt8>,
+        neverIndex: Bool
+    ) throws {
         guard let stream = streams[streamID] else { return }
         if name.first == UInt8(ascii: ":") {
             if name.elementsEqual(":status".utf8) { stream.status = parseStatus(value) }
             return
         }
-        stream.headers.append(HTTP2Header(
-            String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self), neverIndex: neverIndex))
+        stream.headers.append(
+            HTTP2Header(
+                String(decoding: name, as: UTF8.self),
+                String(decoding: value, as: UTF8.self),
+                neverIndex: neverIndex
+            )
+        )
     }
 
     package func sessionData(streamID: Int32, bytes: UnsafeRawBufferPointer) throws {

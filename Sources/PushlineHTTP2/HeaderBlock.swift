@@ -39,8 +39,12 @@ struct HeaderBlock: ~Copyable {
         let valueStart = bytes.count
         var value = value
         value.withUTF8 { bytes.append(contentsOf: $0) }
-        fields.append((nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart,
-                       neverIndex ? UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) : 0))
+        fields.append(
+            (
+                nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart,
+                neverIndex ? UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) : 0
+            )
+        )
     }
 
     /// Calls `body` with an nv array over the block; the pointers are valid only inside `body`.
@@ -56,8 +60,12 @@ struct HeaderBlock: ~Copyable {
             guard let base = storage.baseAddress else { return try body(UnsafePointer(nv), 0) }
             for (index, field) in fields.enumerated() {
                 nv[index] = nghttp2_nv(
-                    name: base + field.nameStart, value: base + field.valueStart,
-                    namelen: field.nameCount, valuelen: field.valueCount, flags: field.flags)
+                    name: base + field.nameStart,
+                    value: base + field.valueStart,
+                    namelen: field.nameCount,
+                    valuelen: field.valueCount,
+                    flags: field.flags
+                )
             }
             return try body(UnsafePointer(nv), fields.count)
         }

@@ -25,12 +25,16 @@ private func events(_ userData: UnsafeMutableRawPointer?) -> (any NGHTTP2Session
 }
 
 private func onBeginHeaders(
-    _ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?
+    _ session: OpaquePointer?,
+    _ frame: UnsafePointer<nghttp2_frame>?,
+    _ userData: UnsafeMutableRawPointer?
 ) -> Int32 {
     guard let frame, let events = events(userData) else { return 0 }
     do {
         try events.sessionBeginHeaders(
-            streamID: frame.pointee.hd.stream_id, isRequest: frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST)
+            streamID: frame.pointee.hd.stream_id,
+            isRequest: frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST
+        )
         return 0
     } catch {
         return callbackFailure
@@ -38,10 +42,14 @@ private func onBeginHeaders(
 }
 
 private func onHeader(
-    _ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?,
-    _ name: UnsafePointer<UInt8>?, _ nameLength: Int,
-    _ value: UnsafePointer<UInt8>?, _ valueLength: Int,
-    _ flags: UInt8, _ userData: UnsafeMutableRawPointer?
+    _ session: OpaquePointer?,
+    _ frame: UnsafePointer<nghttp2_frame>?,
+    _ name: UnsafePointer<UInt8>?,
+    _ nameLength: Int,
+    _ value: UnsafePointer<UInt8>?,
+    _ valueLength: Int,
+    _ flags: UInt8,
+    _ userData: UnsafeMutableRawPointer?
 ) -> Int32 {
     guard let frame, let events = events(userData) else { return 0 }
     do {
@@ -49,7 +57,8 @@ private func onHeader(
             streamID: frame.pointee.hd.stream_id,
             name: UnsafeBufferPointer(start: name, count: nameLength),
             value: UnsafeBufferPointer(start: value, count: valueLength),
-            neverIndex: flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) != 0)
+            neverIndex: flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) != 0
+        )
         return 0
     } catch {
         return callbackFailure
@@ -57,8 +66,12 @@ private func onHeader(
 }
 
 private func onDataChunk(
-    _ session: OpaquePointer?, _ flags: UInt8, _ streamID: Int32,
-    _ data: UnsafePointer<UInt8>?, _ length: Int, _ userData: UnsafeMutableRawPointer?
+    _ session: OpaquePointer?,
+    _ flags: UInt8,
+    _ streamID: Int32,
+    _ data: UnsafePointer<UInt8>?,
+    _ length: Int,
+    _ userData: UnsafeMutableRawPointer?
 ) -> Int32 {
     guard let events = events(userData) else { return 0 }
     do {
@@ -70,7 +83,9 @@ private func onDataChunk(
 }
 
 private func onFrameReceived(
-    _ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?
+    _ session: OpaquePointer?,
+    _ frame: UnsafePointer<nghttp2_frame>?,
+    _ userData: UnsafeMutableRawPointer?
 ) -> Int32 {
     guard let frame, let events = events(userData) else { return 0 }
     do {
@@ -82,7 +97,9 @@ private func onFrameReceived(
 }
 
 private func onFrameSent(
-    _ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?
+    _ session: OpaquePointer?,
+    _ frame: UnsafePointer<nghttp2_frame>?,
+    _ userData: UnsafeMutableRawPointer?
 ) -> Int32 {
     guard let frame, let events = events(userData) else { return 0 }
     do {
@@ -94,7 +111,9 @@ private func onFrameSent(
 }
 
 private func onFrameNotSent(
-    _ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ libraryError: Int32,
+    _ session: OpaquePointer?,
+    _ frame: UnsafePointer<nghttp2_frame>?,
+    _ libraryError: Int32,
     _ userData: UnsafeMutableRawPointer?
 ) -> Int32 {
     guard let frame, let events = events(userData) else { return 0 }
@@ -107,7 +126,9 @@ private func onFrameNotSent(
 }
 
 private func onInvalidFrame(
-    _ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ libraryError: Int32,
+    _ session: OpaquePointer?,
+    _ frame: UnsafePointer<nghttp2_frame>?,
+    _ libraryError: Int32,
     _ userData: UnsafeMutableRawPointer?
 ) -> Int32 {
     guard let frame, let events = events(userData) else { return 0 }
@@ -120,7 +141,10 @@ private func onInvalidFrame(
 }
 
 private func onStreamClose(
-    _ session: OpaquePointer?, _ streamID: Int32, _ errorCode: UInt32, _ userData: UnsafeMutableRawPointer?
+    _ session: OpaquePointer?,
+    _ streamID: Int32,
+    _ errorCode: UInt32,
+    _ userData: UnsafeMutableRawPointer?
 ) -> Int32 {
     guard let events = events(userData) else { return 0 }
     do {
@@ -134,14 +158,20 @@ private func onStreamClose(
 /// The data provider's read callback (shared by requests and responses): copies body bytes
 /// straight into nghttp2's frame buffer. A throw resets only that stream.
 func readBodyCallback(
-    _ session: OpaquePointer?, _ streamID: Int32, _ buffer: UnsafeMutablePointer<UInt8>?, _ length: Int,
-    _ dataFlags: UnsafeMutablePointer<UInt32>?, _ source: UnsafeMutablePointer<nghttp2_data_source>?,
+    _ session: OpaquePointer?,
+    _ streamID: Int32,
+    _ buffer: UnsafeMutablePointer<UInt8>?,
+    _ length: Int,
+    _ dataFlags: UnsafeMutablePointer<UInt32>?,
+    _ source: UnsafeMutablePointer<nghttp2_data_source>?,
     _ userData: UnsafeMutableRawPointer?
 ) -> Int {
     guard let events = events(userData) else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
     do {
         let (count, end) = try events.sessionReadBody(
-            streamID: streamID, into: UnsafeMutableRawBufferPointer(start: buffer, count: length))
+            streamID: streamID,
+            into: UnsafeMutableRawBufferPointer(start: buffer, count: length)
+        )
         if end { dataFlags?.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
         return count
     } catch {

@@ -19,8 +19,10 @@ package enum NGHTTP2Frame {
         switch UInt32(hd.type) {
         case NGHTTP2_HEADERS.rawValue:
             self = .headers(
-                streamID: hd.stream_id, endStream: endStream,
-                isRequest: frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST)
+                streamID: hd.stream_id,
+                endStream: endStream,
+                isRequest: frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST
+            )
         case NGHTTP2_DATA.rawValue:
             self = .data(streamID: hd.stream_id, endStream: endStream)
         case NGHTTP2_SETTINGS.rawValue:
@@ -42,10 +44,13 @@ package enum NGHTTP2Frame {
             if let data = goaway.opaque_data, goaway.opaque_data_len > 0 {
                 debug.writeBytes(UnsafeRawBufferPointer(start: data, count: goaway.opaque_data_len))
             }
-            self = .goAway(HTTP2GoAway(
-                lastStreamID: goaway.last_stream_id,
-                errorCode: HTTP2ErrorCode(rawValue: goaway.error_code),
-                debugData: debug))
+            self = .goAway(
+                HTTP2GoAway(
+                    lastStreamID: goaway.last_stream_id,
+                    errorCode: HTTP2ErrorCode(rawValue: goaway.error_code),
+                    debugData: debug
+                )
+            )
         case NGHTTP2_RST_STREAM.rawValue:
             self = .rstStream(streamID: hd.stream_id, errorCode: HTTP2ErrorCode(rawValue: frame.pointee.rst_stream.error_code))
         default:

@@ -29,7 +29,9 @@ package final class NGHTTP2Session {
     ///   - installCallbacks: replaces callbacks on the table after the shared ones are set (the
     ///     server's hot callbacks, which reach `owner`).
     package init(
-        role: Role, peerMaxConcurrentStreams: UInt32, installCallbacks: (OpaquePointer?) -> Void = { _ in }
+        role: Role,
+        peerMaxConcurrentStreams: UInt32,
+        installCallbacks: (OpaquePointer?) -> Void = { _ in }
     ) throws {
         self.role = role
         var callbacks: OpaquePointer?
@@ -113,8 +115,10 @@ package final class NGHTTP2Session {
 
     /// Grows the connection-level receive window (stream windows come from SETTINGS).
     package func setConnectionWindow(_ size: Int32) throws {
-        try Self.check("nghttp2_session_set_local_window_size",
-                       nghttp2_session_set_local_window_size(raw, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, size))
+        try Self.check(
+            "nghttp2_session_set_local_window_size",
+            nghttp2_session_set_local_window_size(raw, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, size)
+        )
     }
 
     /// Queues a request; returns its stream id (or a negative nghttp2 error code).
@@ -141,21 +145,30 @@ package final class NGHTTP2Session {
     /// copies the nv pairs before returning; the body is read through `events.sessionReadBody`.
     package func submitResponse(streamID: Int32, nv: UnsafePointer<nghttp2_nv>, count: Int, hasBody: Bool) throws {
         var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readBodyCallback)
-        let rv = hasBody
+        let rv =
+            hasBody
             ? nghttp2_submit_response(raw, streamID, nv, count, &provider)
             : nghttp2_submit_response(raw, streamID, nv, count, nil)
         try Self.check("nghttp2_submit_response", rv)
     }
 
     package func submitReset(streamID: Int32, errorCode: HTTP2ErrorCode) throws {
-        try Self.check("nghttp2_submit_rst_stream",
-                       nghttp2_submit_rst_stream(raw, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, errorCode.rawValue))
+        try Self.check(
+            "nghttp2_submit_rst_stream",
+            nghttp2_submit_rst_stream(raw, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, errorCode.rawValue)
+        )
     }
 
     package func submitGoAway(lastStreamID: Int32, errorCode: HTTP2ErrorCode, debugData: ByteBuffer) throws {
         let rv = debugData.withUnsafeReadableBytes { bytes in
-            nghttp2_submit_goaway(raw, UInt8(NGHTTP2_FLAG_NONE.rawValue), lastStreamID, errorCode.rawValue,
-                                  bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count)
+            nghttp2_submit_goaway(
+                raw,
+                UInt8(NGHTTP2_FLAG_NONE.rawValue),
+                lastStreamID,
+                errorCode.rawValue,
+                bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                bytes.count
+            )
         }
         try Self.check("nghttp2_submit_goaway", rv)
     }

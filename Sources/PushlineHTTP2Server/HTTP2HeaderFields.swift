@@ -68,8 +68,11 @@ public struct HTTP2HeaderFields: Sendable {
         name.withUTF8 { name in
             value.withUTF8 { value in
                 append(
-                    name: UnsafeRawBufferPointer(name), value: UnsafeRawBufferPointer(value), neverIndex: neverIndex,
-                    lowercasing: lowercasing)
+                    name: UnsafeRawBufferPointer(name),
+                    value: UnsafeRawBufferPointer(value),
+                    neverIndex: neverIndex,
+                    lowercasing: lowercasing
+                )
             }
         }
     }
@@ -131,8 +134,13 @@ public struct HTTP2HeaderFields: Sendable {
         var headers: [HTTP2Header] = []
         headers.reserveCapacity(count)
         forEach { name, value, neverIndex in
-            headers.append(HTTP2Header(
-                String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self), neverIndex: neverIndex))
+            headers.append(
+                HTTP2Header(
+                    String(decoding: name, as: UTF8.self),
+                    String(decoding: value, as: UTF8.self),
+                    neverIndex: neverIndex
+                )
+            )
         }
         return headers
     }

@@ -68,7 +68,10 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
             // Until the client's SETTINGS arrive nghttp2 assumes it allows 100 streams; a server
             // never opens streams, so the value does not matter here.
             session = try NGHTTP2Session(
-                role: .server, peerMaxConcurrentStreams: 100, installCallbacks: installNGHTTP2ServerCallbacks)
+                role: .server,
+                peerMaxConcurrentStreams: 100,
+                installCallbacks: installNGHTTP2ServerCallbacks
+            )
         } catch {
             // nghttp2_session_server_new2 and nghttp2_option_new fail only when out of memory.
             fatalError("cannot create an nghttp2 server session: \(error)")
@@ -142,7 +145,10 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
         guard !closed else { return }
         do {
             try session.submitGoAway(
-                lastStreamID: lastStreamID ?? session.lastProcessedStreamID, errorCode: errorCode, debugData: debugData)
+                lastStreamID: lastStreamID ?? session.lastProcessedStreamID,
+                errorCode: errorCode,
+                debugData: debugData
+            )
             needsDrain()
         } catch {
             context?.fireErrorCaught(error)
@@ -342,7 +348,12 @@ extension HTTP2ServerHandler: NGHTTP2SessionEvents {
         return current
     }
 
-    package func sessionHeader(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndex: Bool) throws {
+    package func sessionHeader(
+        streamID: Int32,
+        name: UnsafeBufferPointer<UInt8>,
+        value: UnsafeBufferPointer<UInt8>,
+        neverIndex: Bool
+    ) throws {
         // Trailers land here too and join the headers, as before.
         stream(streamID)?.received(name: UnsafeRawBufferPointer(name), value: UnsafeRawBufferPointer(value), neverIndex: neverIndex)
     }
@@ -389,7 +400,7 @@ extension HTTP2ServerHandler: NGHTTP2SessionEvents {
         guard let stream = streams.removeValue(forKey: streamID) else { return }
         if current === stream { current = nil }
         // A request still waiting in `deferred` keeps its stream until it is delivered.
-        if (!stream.delivered || stream.taken), spareStreams.count < Self.maxSpare {
+        if !stream.delivered || stream.taken, spareStreams.count < Self.maxSpare {
             spareStreams.append(stream)
         }
         stats.streamClosed()

@@ -17,8 +17,14 @@ public struct HTTP2ServerRequest: Sendable {
     @usableFromInline var fields: HTTP2HeaderFields
 
     public init(
-        streamID: Int32, method: String = "", scheme: String = "", authority: String = "", path: String = "",
-        headers: [HTTP2Header] = [], body: ByteBuffer? = nil, pathNeverIndexed: Bool = false
+        streamID: Int32,
+        method: String = "",
+        scheme: String = "",
+        authority: String = "",
+        path: String = "",
+        headers: [HTTP2Header] = [],
+        body: ByteBuffer? = nil,
+        pathNeverIndexed: Bool = false
     ) {
         self.streamID = streamID
         self.body = body
@@ -63,8 +69,13 @@ public struct HTTP2ServerRequest: Sendable {
         get {
             var headers: [HTTP2Header] = []
             forEachHeader { name, value, neverIndex in
-                headers.append(HTTP2Header(
-                    String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self), neverIndex: neverIndex))
+                headers.append(
+                    HTTP2Header(
+                        String(decoding: name, as: UTF8.self),
+                        String(decoding: value, as: UTF8.self),
+                        neverIndex: neverIndex
+                    )
+                )
             }
             return headers
         }

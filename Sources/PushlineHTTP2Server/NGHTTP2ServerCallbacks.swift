@@ -38,20 +38,28 @@ private func withServer(_ userData: UnsafeMutableRawPointer?, _ body: (HTTP2Serv
 }
 
 private func onServerBeginHeaders(
-    _ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?
+    _ session: OpaquePointer?,
+    _ frame: UnsafePointer<nghttp2_frame>?,
+    _ userData: UnsafeMutableRawPointer?
 ) -> Int32 {
     guard let frame else { return 0 }
     return withServer(userData) {
         try $0.sessionBeginHeaders(
-            streamID: frame.pointee.hd.stream_id, isRequest: frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST)
+            streamID: frame.pointee.hd.stream_id,
+            isRequest: frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST
+        )
     }
 }
 
 private func onServerHeader(
-    _ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?,
-    _ name: UnsafePointer<UInt8>?, _ nameLength: Int,
-    _ value: UnsafePointer<UInt8>?, _ valueLength: Int,
-    _ flags: UInt8, _ userData: UnsafeMutableRawPointer?
+    _ session: OpaquePointer?,
+    _ frame: UnsafePointer<nghttp2_frame>?,
+    _ name: UnsafePointer<UInt8>?,
+    _ nameLength: Int,
+    _ value: UnsafePointer<UInt8>?,
+    _ valueLength: Int,
+    _ flags: UInt8,
+    _ userData: UnsafeMutableRawPointer?
 ) -> Int32 {
     guard let frame else { return 0 }
     return withServer(userData) {
@@ -59,13 +67,18 @@ private func onServerHeader(
             streamID: frame.pointee.hd.stream_id,
             name: UnsafeBufferPointer(start: name, count: nameLength),
             value: UnsafeBufferPointer(start: value, count: valueLength),
-            neverIndex: flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) != 0)
+            neverIndex: flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) != 0
+        )
     }
 }
 
 private func onServerDataChunk(
-    _ session: OpaquePointer?, _ flags: UInt8, _ streamID: Int32,
-    _ data: UnsafePointer<UInt8>?, _ length: Int, _ userData: UnsafeMutableRawPointer?
+    _ session: OpaquePointer?,
+    _ flags: UInt8,
+    _ streamID: Int32,
+    _ data: UnsafePointer<UInt8>?,
+    _ length: Int,
+    _ userData: UnsafeMutableRawPointer?
 ) -> Int32 {
     withServer(userData) {
         try $0.sessionData(streamID: streamID, bytes: UnsafeRawBufferPointer(start: data, count: length))
@@ -73,14 +86,19 @@ private func onServerDataChunk(
 }
 
 private func onServerFrameReceived(
-    _ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?
+    _ session: OpaquePointer?,
+    _ frame: UnsafePointer<nghttp2_frame>?,
+    _ userData: UnsafeMutableRawPointer?
 ) -> Int32 {
     guard let frame else { return 0 }
     return withServer(userData) { try $0.sessionFrameReceived(NGHTTP2Frame(frame)) }
 }
 
 private func onServerStreamClose(
-    _ session: OpaquePointer?, _ streamID: Int32, _ errorCode: UInt32, _ userData: UnsafeMutableRawPointer?
+    _ session: OpaquePointer?,
+    _ streamID: Int32,
+    _ errorCode: UInt32,
+    _ userData: UnsafeMutableRawPointer?
 ) -> Int32 {
     withServer(userData) {
         try $0.sessionStreamClosed(streamID: streamID, errorCode: HTTP2ErrorCode(rawValue: errorCode))

@@ -21,7 +21,9 @@ struct ResponseHeaderBlock: ~Copyable {
     /// Calls `body` with an nv array of `:status` and `fields`, pointing into `fields`' storage
     /// (no copy); the pointers are valid only inside `body`.
     mutating func withNVArray<R>(
-        status code: Int, fields: HTTP2HeaderFields, _ body: (UnsafePointer<nghttp2_nv>, Int) throws -> R
+        status code: Int,
+        fields: HTTP2HeaderFields,
+        _ body: (UnsafePointer<nghttp2_nv>, Int) throws -> R
     ) rethrows -> R {
         if fields.count + 1 > nvCapacity {
             nv.deallocate()
@@ -43,9 +45,12 @@ struct ResponseHeaderBlock: ~Copyable {
                     let bytes = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: UInt8.self))
                     fields.forEachRange { name, value, neverIndex in
                         nv[count] = nghttp2_nv(
-                            name: bytes + name.lowerBound, value: bytes + value.lowerBound,
-                            namelen: name.count, valuelen: value.count,
-                            flags: neverIndex ? UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) : 0)
+                            name: bytes + name.lowerBound,
+                            value: bytes + value.lowerBound,
+                            namelen: name.count,
+                            valuelen: value.count,
+                            flags: neverIndex ? UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) : 0
+                        )
                         count += 1
                     }
                 }

@@ -82,8 +82,11 @@ final class ServerStream {
     func takeRequest() -> HTTP2ServerRequest {
         taken = true
         return HTTP2ServerRequest(
-            streamID: streamID, fields: storage!.fields, body: hasBody ? storage!.body : nil,
-            pathNeverIndexed: pathNeverIndexed)
+            streamID: streamID,
+            fields: storage!.fields,
+            body: hasBody ? storage!.body : nil,
+            pathNeverIndexed: pathNeverIndexed
+        )
     }
 
     /// Gives up the request's buffers (once delivered, the stream needs only its response state),

@@ -36,8 +36,11 @@ public struct AssignmentState: Sendable {
         guard let index = partitions.index(forKey: topicPartition), !partitions.values[index].revoking else { return nil }
         _ = partitions.values[index].tracker.take(offset)
         return RecordID(
-            topic: topicPartition.topic, partition: topicPartition.partition,
-            offset: offset, generation: partitions.values[index].generation)
+            topic: topicPartition.topic,
+            partition: topicPartition.partition,
+            offset: offset,
+            generation: partitions.values[index].generation
+        )
     }
 
     /// Marks a record completed; true when a new offset became storable.

@@ -4,7 +4,8 @@ import Foundation
 extension ConsumerCore: RDKafkaRebalanceHandler {
     /// librdkafka's rebalance callback, on the poll thread.
     func rebalance(
-        _ handle: OpaquePointer, _ err: rd_kafka_resp_err_t,
+        _ handle: OpaquePointer,
+        _ err: rd_kafka_resp_err_t,
         _ partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>
     ) {
         // Messages fetched before this rebalance belong to the assignment they came from.
@@ -40,8 +41,10 @@ extension ConsumerCore: RDKafkaRebalanceHandler {
     /// Stop handing out, drain in-flight records up to the bound, store and commit what
     /// completed, then release. On a lost assignment nothing is stored or committed.
     private func revoke(
-        _ list: [TopicPartition], handle: OpaquePointer,
-        partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>, cooperative: Bool
+        _ list: [TopicPartition],
+        handle: OpaquePointer,
+        partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>,
+        cooperative: Bool
     ) {
         let lost = rd_kafka_assignment_lost(handle) != 0
         let deadline = closing ? closeDrainDeadline : .now + configuration.revokeDrainTimeout
@@ -64,7 +67,8 @@ extension ConsumerCore: RDKafkaRebalanceHandler {
             if inFlight > 0 {
                 logger.warning(
                     "revoke drain timed out with \(inFlight) records in flight; the next owner re-delivers them",
-                    metadata: ["partitions": "\(list)"])
+                    metadata: ["partitions": "\(list)"]
+                )
             }
             store(completed)
             if !completed.isEmpty { commit(completed) }

@@ -44,7 +44,9 @@ final class ConsumerCore: @unchecked Sendable {
     private var pending: [CopiedMessage] = []
 
     init(
-        client: RDKafkaClient, configuration: KafkaConsumerConfiguration, logger: Logger,
+        client: RDKafkaClient,
+        configuration: KafkaConsumerConfiguration,
+        logger: Logger,
         continuation: AsyncThrowingStream<KafkaConsumerEvent, any Error>.Continuation
     ) {
         self.client = client
@@ -182,9 +184,15 @@ final class ConsumerCore: @unchecked Sendable {
         condition.lock()
         for message in pending {
             guard !closing, let id = assignments.take(message.topicPartition, offset: message.offset) else { continue }
-            records.append(KafkaRecord(
-                id: id, key: message.key, value: message.value, headers: message.headers,
-                timestampMilliseconds: message.timestampMilliseconds))
+            records.append(
+                KafkaRecord(
+                    id: id,
+                    key: message.key,
+                    value: message.value,
+                    headers: message.headers,
+                    timestampMilliseconds: message.timestampMilliseconds
+                )
+            )
         }
         buffered += records.count
         condition.unlock()

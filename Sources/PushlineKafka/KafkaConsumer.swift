@@ -17,17 +17,23 @@ public final class KafkaConsumer: Sendable {
     /// Creates the consumer, subscribes, and starts its poll thread.
     /// `onStatistics` gets librdkafka's statistics JSON every `statisticsInterval` (poll thread).
     public init(
-        configuration: KafkaConsumerConfiguration, logger: Logger,
+        configuration: KafkaConsumerConfiguration,
+        logger: Logger,
         onStatistics: (@Sendable (String) -> Void)? = nil
     ) throws(KafkaError) {
         let properties = try configuration.librdkafkaProperties()
         LibrdkafkaVersion.logRuntime(to: logger, client: "consumer")
         let client = try RDKafkaClient.make(
-            type: RD_KAFKA_CONSUMER, properties: properties, logger: logger, onStatistics: onStatistics)
+            type: RD_KAFKA_CONSUMER,
+            properties: properties,
+            logger: logger,
+            onStatistics: onStatistics
+        )
         // One poll call serves records, rebalances, logs, errors and statistics.
         rd_kafka_poll_set_consumer(client.handle)
         let subscription = RDKafkaTopicPartitionList(
-            configuration.topics.map { TopicPartition(topic: $0, partition: RD_KAFKA_PARTITION_UA) })
+            configuration.topics.map { TopicPartition(topic: $0, partition: RD_KAFKA_PARTITION_UA) }
+        )
         let err = rd_kafka_subscribe(client.handle, subscription.pointer)
         guard err == RD_KAFKA_RESP_ERR_NO_ERROR else {
             throw KafkaError(err, message: "cannot subscribe to \(configuration.topics): \(String(cString: rd_kafka_err2str(err)))")
@@ -62,7 +68,11 @@ public final class KafkaConsumer: Sendable {
     public func committed(_ partitions: [TopicPartition], timeout: Duration = .seconds(10)) throws(KafkaError) -> [TopicPartition: Int64?] {
         let list = RDKafkaTopicPartitionList(partitions)
         // rd_kafka_committed is thread-safe and fills the list in place; the list stays ours.
-        let err = rd_kafka_committed(core.client.handle, list.pointer, Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000))
+        let err = rd_kafka_committed(
+            core.client.handle,
+            list.pointer,
+            Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        )
         guard err == RD_KAFKA_RESP_ERR_NO_ERROR else {
             throw KafkaError(err, message: "cannot fetch committed offsets: \(String(cString: rd_kafka_err2str(err)))")
         }

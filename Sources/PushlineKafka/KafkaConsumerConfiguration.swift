@@ -21,9 +21,15 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
     public var pollInterval: Duration
 
     public init(
-        bootstrapServers: String, groupID: String, topics: [String], properties: [String: String] = [:],
-        statisticsInterval: Duration? = nil, revokeDrainTimeout: Duration = .seconds(10),
-        maxBatchSize: Int = 1000, maxBufferedRecords: Int = 10_000, pollInterval: Duration = .milliseconds(50)
+        bootstrapServers: String,
+        groupID: String,
+        topics: [String],
+        properties: [String: String] = [:],
+        statisticsInterval: Duration? = nil,
+        revokeDrainTimeout: Duration = .seconds(10),
+        maxBatchSize: Int = 1000,
+        maxBufferedRecords: Int = 10_000,
+        pollInterval: Duration = .milliseconds(50)
     ) {
         self.bootstrapServers = bootstrapServers
         self.groupID = groupID
@@ -85,10 +91,12 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
             if let maxPoll = Int64(text) {
                 let needed = revokeDrainTimeout.milliseconds * 2
                 if maxPoll <= needed {
-                    problems.append((
-                        "max.poll.interval.ms",
-                        "\(maxPoll) must exceed twice revokeDrainTimeout (\(needed) ms): the poll thread waits for in-flight records during a revoke"
-                    ))
+                    problems.append(
+                        (
+                            "max.poll.interval.ms",
+                            "\(maxPoll) must exceed twice revokeDrainTimeout (\(needed) ms): the poll thread waits for in-flight records during a revoke"
+                        )
+                    )
                 }
             }
         }

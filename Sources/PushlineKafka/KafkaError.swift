@@ -40,7 +40,8 @@ public struct KafkaError: Error, Sendable, Hashable, CustomStringConvertible {
             code: code,
             message: message ?? String(cString: rd_kafka_err2str(err)),
             isRetriable: Code.retriable.contains(code),
-            isFatal: code == .fatal)
+            isFatal: code == .fatal
+        )
     }
 
     /// Takes ownership of `error` (destroyed here) and maps it with librdkafka's own flags.
@@ -51,7 +52,8 @@ public struct KafkaError: Error, Sendable, Hashable, CustomStringConvertible {
             code: code,
             message: String(cString: rd_kafka_error_string(error)),
             isRetriable: rd_kafka_error_is_retriable(error) != 0 || Code.retriable.contains(code),
-            isFatal: rd_kafka_error_is_fatal(error) != 0)
+            isFatal: rd_kafka_error_is_fatal(error) != 0
+        )
     }
 
     /// The client's fatal error (after a `_FATAL` code), or nil when there is none.
@@ -70,6 +72,7 @@ public struct KafkaError: Error, Sendable, Hashable, CustomStringConvertible {
             code: .invalidArgument,
             message: "invalid Kafka configuration: "
                 + problems.map { "\($0.property): \($0.message)" }.joined(separator: "; "),
-            properties: problems.map(\.property))
+            properties: problems.map(\.property)
+        )
     }
 }

@@ -12,13 +12,18 @@ public final class KafkaProducer: Sendable {
     /// Creates the producer and starts its poll thread.
     /// `onStatistics` gets librdkafka's statistics JSON every `statisticsInterval` (poll thread).
     public init(
-        configuration: KafkaProducerConfiguration, logger: Logger,
+        configuration: KafkaProducerConfiguration,
+        logger: Logger,
         onStatistics: (@Sendable (String) -> Void)? = nil
     ) throws(KafkaError) {
         let properties = try configuration.librdkafkaProperties()
         LibrdkafkaVersion.logRuntime(to: logger, client: "producer")
         let client = try RDKafkaClient.make(
-            type: RD_KAFKA_PRODUCER, properties: properties, logger: logger, onStatistics: onStatistics)
+            type: RD_KAFKA_PRODUCER,
+            properties: properties,
+            logger: logger,
+            onStatistics: onStatistics
+        )
         core = ProducerCore(client: client, configuration: configuration, logger: logger)
         core.start()
     }
@@ -27,18 +32,31 @@ public final class KafkaProducer: Sendable {
     /// a typed error. Throws `.queueFull` (retriable) when librdkafka's queue is full, and other
     /// errors for bad arguments or a fatal client; then `onDelivery` is never called.
     public func send(
-        topic: String, partition: Int32? = nil, key: [UInt8]?, value: [UInt8], headers: [KafkaHeader] = [],
+        topic: String,
+        partition: Int32? = nil,
+        key: [UInt8]?,
+        value: [UInt8],
+        headers: [KafkaHeader] = [],
         onDelivery: (@Sendable (Result<DeliveryReport, KafkaError>) -> Void)? = nil
     ) throws(KafkaError) {
         try core.produce(
-            topic: topic, partition: partition ?? RD_KAFKA_PARTITION_UA, key: key, value: value,
-            headers: headers, box: onDelivery.map { DeliveryBox(topic: topic, completion: $0) })
+            topic: topic,
+            partition: partition ?? RD_KAFKA_PARTITION_UA,
+            key: key,
+            value: value,
+            headers: headers,
+            box: onDelivery.map { DeliveryBox(topic: topic, completion: $0) }
+        )
     }
 
     /// Sends a record and waits for its delivery report. A full queue is retried after the next
     /// delivery reports free room, until the task is cancelled.
     public func send(
-        topic: String, partition: Int32? = nil, key: [UInt8]?, value: [UInt8], headers: [KafkaHeader] = []
+        topic: String,
+        partition: Int32? = nil,
+        key: [UInt8]?,
+        value: [UInt8],
+        headers: [KafkaHeader] = []
     ) async throws(KafkaError) -> DeliveryReport {
         while true {
             let result: Result<DeliveryReport, KafkaError> = await withCheckedContinuation { waiter in

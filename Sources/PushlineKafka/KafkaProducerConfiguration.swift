@@ -11,7 +11,9 @@ public struct KafkaProducerConfiguration: Sendable, Hashable {
     public var pollInterval: Duration
 
     public init(
-        bootstrapServers: String, properties: [String: String] = [:], statisticsInterval: Duration? = nil,
+        bootstrapServers: String,
+        properties: [String: String] = [:],
+        statisticsInterval: Duration? = nil,
         pollInterval: Duration = .milliseconds(100)
     ) {
         self.bootstrapServers = bootstrapServers

@@ -28,11 +28,13 @@ public struct LibrdkafkaVersion: Sendable, Hashable, Comparable, CustomStringCon
         var result: [String] = []
         if self < Self.minimumSupported {
             result.append(
-                "librdkafka \(self) is older than 2.2.0: cooperative rebalancing and idempotence fixes are missing; install a current librdkafka")
+                "librdkafka \(self) is older than 2.2.0: cooperative rebalancing and idempotence fixes are missing; install a current librdkafka"
+            )
         }
         if self < Self.kafka4JoinGroup {
             result.append(
-                "librdkafka \(self) is older than 2.11: Kafka 4.0 brokers refuse its JoinGroup v0 requests, so consumer groups cannot join them")
+                "librdkafka \(self) is older than 2.11: Kafka 4.0 brokers refuse its JoinGroup v0 requests, so consumer groups cannot join them"
+            )
         }
         return result
     }

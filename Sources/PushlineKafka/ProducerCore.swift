@@ -33,7 +33,12 @@ final class ProducerCore: @unchecked Sendable {
     }
 
     func produce(
-        topic: String, partition: Int32, key: [UInt8]?, value: [UInt8], headers: [KafkaHeader], box: DeliveryBox?
+        topic: String,
+        partition: Int32,
+        key: [UInt8]?,
+        value: [UInt8],
+        headers: [KafkaHeader],
+        box: DeliveryBox?
     ) throws(KafkaError) {
         let opaque = box.map { Unmanaged.passRetained($0).toOpaque() }
         let error: OpaquePointer? = topic.withCString { topicName in
@@ -47,15 +52,19 @@ final class ProducerCore: @unchecked Sendable {
                             fields.append(.field(RD_KAFKA_VTYPE_PARTITION) { $0.i32 = partition })
                             // F_COPY: librdkafka copies key and value before produceva returns.
                             fields.append(.field(RD_KAFKA_VTYPE_MSGFLAGS) { $0.i = RD_KAFKA_MSG_F_COPY })
-                            fields.append(.field(RD_KAFKA_VTYPE_VALUE) {
-                                $0.mem.ptr = UnsafeMutableRawPointer(mutating: valueBytes.baseAddress)
-                                $0.mem.size = valueBytes.count
-                            })
+                            fields.append(
+                                .field(RD_KAFKA_VTYPE_VALUE) {
+                                    $0.mem.ptr = UnsafeMutableRawPointer(mutating: valueBytes.baseAddress)
+                                    $0.mem.size = valueBytes.count
+                                }
+                            )
                             if let keyBytes {
-                                fields.append(.field(RD_KAFKA_VTYPE_KEY) {
-                                    $0.mem.ptr = UnsafeMutableRawPointer(mutating: keyBytes.baseAddress)
-                                    $0.mem.size = keyBytes.count
-                                })
+                                fields.append(
+                                    .field(RD_KAFKA_VTYPE_KEY) {
+                                        $0.mem.ptr = UnsafeMutableRawPointer(mutating: keyBytes.baseAddress)
+                                        $0.mem.size = keyBytes.count
+                                    }
+                                )
                             }
                             if let opaque {
                                 fields.append(.field(RD_KAFKA_VTYPE_OPAQUE) { $0.ptr = opaque })
@@ -81,8 +90,10 @@ final class ProducerCore: @unchecked Sendable {
             condition.lock()
             if stopped {
                 condition.unlock()
-                waiter.resume(returning: rd_kafka_outq_len(client.handle) == 0
-                    ? .success(()) : .failure(KafkaError(code: .destroyed, message: "producer is closed")))
+                waiter.resume(
+                    returning: rd_kafka_outq_len(client.handle) == 0
+                        ? .success(()) : .failure(KafkaError(code: .destroyed, message: "producer is closed"))
+                )
                 return
             }
             flushRequests.append((timeout, waiter))
@@ -146,9 +157,11 @@ final class ProducerCore: @unchecked Sendable {
             condition.unlock()
             for request in flushes {
                 let err = rd_kafka_flush(client.handle, Int32(clamping: request.timeout.milliseconds))
-                request.waiter.resume(returning: err == RD_KAFKA_RESP_ERR_NO_ERROR
-                    ? .success(())
-                    : .failure(KafkaError(err, message: "flush timed out with \(rd_kafka_outq_len(client.handle)) records outstanding")))
+                request.waiter.resume(
+                    returning: err == RD_KAFKA_RESP_ERR_NO_ERROR
+                        ? .success(())
+                        : .failure(KafkaError(err, message: "flush timed out with \(rd_kafka_outq_len(client.handle)) records outstanding"))
+                )
             }
             if stop { break }
             if rd_kafka_poll(client.handle, pollMilliseconds) > 0 {

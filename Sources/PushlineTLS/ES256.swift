@@ -110,7 +110,8 @@ public enum ES256 {
 
 /// Calls `body` with the bytes of `collection`, copying only if it is not contiguous.
 func withContiguousBytes<Bytes: Collection<UInt8>, Result>(
-    _ collection: Bytes, _ body: (UnsafeRawBufferPointer) throws -> Result
+    _ collection: Bytes,
+    _ body: (UnsafeRawBufferPointer) throws -> Result
 ) rethrows -> Result {
     if let result = try collection.withContiguousStorageIfAvailable({ try body(UnsafeRawBufferPointer($0)) }) {
         return result

@@ -1,10 +1,11 @@
+import COpenSSL
+import NIOCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import COpenSSL
-import NIOCore
 
 /// One TLS connection: owns the `SSL*` (and through it the BIO) and frees it in deinit.
 /// Every call clears the thread's error queue first, so a failure carries only its own errors.

@@ -127,7 +127,8 @@ public final class TLSHandler: ChannelDuplexHandler {
         let negotiated = connection.negotiatedProtocol
         let configuration = connection.context.configuration
         if configuration.requireALPN, !configuration.alpnProtocols.isEmpty,
-           negotiated.map({ configuration.alpnProtocols.contains($0) }) != true {
+            negotiated.map({ configuration.alpnProtocols.contains($0) }) != true
+        {
             fail(context: context, error: TLSError.alpnNotNegotiated(offered: configuration.alpnProtocols, selected: negotiated))
             return
         }

@@ -90,7 +90,8 @@ public final class X509Certificate: @unchecked Sendable {
         var result: [String] = []
         for index in 0..<OPENSSL_sk_num(names) {
             guard let entry = OPENSSL_sk_value(names, index)?.assumingMemoryBound(to: GENERAL_NAME.self),
-                  entry.pointee.type == type else { continue }
+                entry.pointee.type == type
+            else { continue }
             switch type {
             case GEN_DNS:
                 let string = entry.pointee.d.dNSName
@@ -104,9 +105,11 @@ public final class X509Certificate: @unchecked Sendable {
                     if bytes.count == 4 {
                         result.append(bytes.map(String.init).joined(separator: "."))
                     } else if bytes.count == 16 {
-                        result.append(stride(from: 0, to: 16, by: 2).map {
-                            String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16)
-                        }.joined(separator: ":"))
+                        result.append(
+                            stride(from: 0, to: 16, by: 2).map {
+                                String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16)
+                            }.joined(separator: ":")
+                        )
                     }
                 }
             }

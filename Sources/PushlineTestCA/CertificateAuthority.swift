@@ -22,7 +22,10 @@ public struct CertificateAuthority: Sendable {
     ) throws -> CertificateAuthority {
         let key = try PrivateKey.generateP256()
         let certificate = try CertificateBuilder.build(
-            subject: subject, key: key, issuer: nil, validityDays: validityDays,
+            subject: subject,
+            key: key,
+            issuer: nil,
+            validityDays: validityDays,
             extensions: [
                 (NID_basic_constraints, "critical,CA:TRUE"),
                 (NID_key_usage, "critical,keyCertSign,cRLSign"),
@@ -47,7 +50,9 @@ public struct CertificateAuthority: Sendable {
         let key = try PrivateKey.generateP256()
         let certificate = try CertificateBuilder.build(
             subject: DistinguishedName(commonName: commonName ?? dnsNames.first ?? ipAddresses[0]),
-            key: key, issuer: identity, validityDays: validityDays,
+            key: key,
+            issuer: identity,
+            validityDays: validityDays,
             extensions: [
                 (NID_basic_constraints, "critical,CA:FALSE"),
                 (NID_key_usage, "critical,digitalSignature,keyEncipherment"),
@@ -65,7 +70,10 @@ public struct CertificateAuthority: Sendable {
     public func issueClientCertificate(subject: DistinguishedName, validityDays: Int = 365) throws -> CertifiedKey {
         let key = try PrivateKey.generateP256()
         let certificate = try CertificateBuilder.build(
-            subject: subject, key: key, issuer: identity, validityDays: validityDays,
+            subject: subject,
+            key: key,
+            issuer: identity,
+            validityDays: validityDays,
             extensions: [
                 (NID_basic_constraints, "critical,CA:FALSE"),
                 (NID_key_usage, "critical,digitalSignature"),

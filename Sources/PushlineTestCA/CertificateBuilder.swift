@@ -22,7 +22,8 @@ enum CertificateBuilder {
         }
         try setRandomSerial(x509)
         guard X509_gmtime_adj(X509_getm_notBefore(x509), -3600) != nil,
-              X509_gmtime_adj(X509_getm_notAfter(x509), validityDays * 86400) != nil else {
+            X509_gmtime_adj(X509_getm_notAfter(x509), validityDays * 86400) != nil
+        else {
             throw CryptoError.openSSL(.generation, "cannot set certificate validity")
         }
         guard X509_set_pubkey(x509, key.pointer) == 1 else {
@@ -65,7 +66,8 @@ enum CertificateBuilder {
         }
         defer { BN_free(serial) }
         guard BN_rand(serial, 127, BN_RAND_TOP_ANY, BN_RAND_BOTTOM_ANY) == 1,
-              BN_to_ASN1_INTEGER(serial, X509_get_serialNumber(x509)) != nil else {
+            BN_to_ASN1_INTEGER(serial, X509_get_serialNumber(x509)) != nil
+        else {
             throw CryptoError.openSSL(.generation, "cannot set certificate serial")
         }
     }

@@ -1,9 +1,9 @@
-import PushlineAPNSMock
 import Foundation
 import NIOCore
+import NIOPosix
+import PushlineAPNSMock
 import PushlineHTTP2
 import PushlineTLS
-import NIOPosix
 import Synchronization
 
 /// A running `MockAPNSServer` on a free loopback port with a fresh self-signed CA, a token
@@ -44,8 +44,12 @@ public final class MockFixture: Sendable {
         try configure(&configuration)
         let server = try await MockAPNSServer.start(configuration, identity: identity)
         return MockFixture(
-            server: server, directory: directory, caFile: directory.appendingPathComponent("tls/ca.pem").path,
-            keyFile: keyFile, signingKey: key)
+            server: server,
+            directory: directory,
+            caFile: directory.appendingPathComponent("tls/ca.pem").path,
+            keyFile: keyFile,
+            signingKey: key
+        )
     }
 
     private init(server: MockAPNSServer, directory: URL, caFile: String, keyFile: String, signingKey: PrivateKey) {

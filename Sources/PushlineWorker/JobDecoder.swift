@@ -110,13 +110,17 @@ public struct JobDecoder: Sendable {
         let expiration = try integer("expiration")
         if let expiration, !(0...Self.latestExpiration).contains(expiration) {
             throw JobRejection(
-                .invalidField, "expiration: \(expiration), must be unix seconds 0...\(Self.latestExpiration) (9999-12-31T23:59:59Z)")
+                .invalidField,
+                "expiration: \(expiration), must be unix seconds 0...\(Self.latestExpiration) (9999-12-31T23:59:59Z)"
+            )
         }
 
         let collapseID = try string("collapse_id")
         if let collapseID, collapseID.utf8.count > APNSRequestRules.maxCollapseIDBytes {
             throw JobRejection(
-                .invalidField, "collapse_id: \(collapseID.utf8.count) bytes, at most \(APNSRequestRules.maxCollapseIDBytes)")
+                .invalidField,
+                "collapse_id: \(collapseID.utf8.count) bytes, at most \(APNSRequestRules.maxCollapseIDBytes)"
+            )
         }
 
         let topic = try string("topic") ?? pushType.defaultTopic(bundleID: bundleID)
@@ -146,8 +150,16 @@ public struct JobDecoder: Sendable {
         }
 
         return Job(
-            id: id, tokens: tokens, app: app, topic: topic, pushType: pushType, priority: priority,
-            expiration: expiration, collapseID: collapseID, payload: payload, deadlineMilliseconds: deadline
+            id: id,
+            tokens: tokens,
+            app: app,
+            topic: topic,
+            pushType: pushType,
+            priority: priority,
+            expiration: expiration,
+            collapseID: collapseID,
+            payload: payload,
+            deadlineMilliseconds: deadline
         )
     }
 

@@ -1,8 +1,8 @@
-import PushlineAPNSCore
 import ArgumentParser
 import Foundation
-import PushlineKafka
 import Logging
+import PushlineAPNSCore
+import PushlineKafka
 import PushlineWorker
 import Synchronization
 
@@ -10,7 +10,8 @@ struct EnqueueCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "enqueue",
         abstract: "Produce NDJSON jobs (one per line) to the jobs topic, keyed by job id, with progress.",
-        discussion: "Lines are sent as they are (a malformed line is sent too: the worker rejects it with a reason). Exits 1 if any record was not acknowledged."
+        discussion:
+            "Lines are sent as they are (a malformed line is sent too: the worker rejects it with a reason). Exits 1 if any record was not acknowledged."
     )
 
     @Option(name: .long, help: "The YAML configuration file (only the kafka section is used).")
@@ -36,8 +37,10 @@ struct EnqueueCommand: AsyncParsableCommand {
         let producer = try KafkaProducer(
             configuration: KafkaProducerConfiguration(
                 bootstrapServers: configuration.kafka.brokers,
-                properties: Worker.producerProperties(configuration.kafka.properties)),
-            logger: logger)
+                properties: Worker.producerProperties(configuration.kafka.properties)
+            ),
+            logger: logger
+        )
         let topic = configuration.kafka.jobsTopic
         let acknowledged = Atomic<Int>(0)
         let failed = Atomic<Int>(0)
@@ -62,7 +65,7 @@ struct EnqueueCommand: AsyncParsableCommand {
                         }
                     }
                     break
-                } catch where error.code == .queueFull {
+                } catch  where error.code == .queueFull {
                     await producer.waitForQueueRoom()
                 } catch {
                     failed.wrappingAdd(1, ordering: .relaxed)
@@ -82,7 +85,10 @@ struct EnqueueCommand: AsyncParsableCommand {
         if !quiet { Self.printProgress(done, total, started, final: true) }
         if done != total {
             var standardError = StandardError()
-            print("enqueue: \(total - done) of \(total) records not acknowledged (\(failed.load(ordering: .relaxed)) failed)", to: &standardError)
+            print(
+                "enqueue: \(total - done) of \(total) records not acknowledged (\(failed.load(ordering: .relaxed)) failed)",
+                to: &standardError
+            )
             throw ExitCode(1)
         }
     }
@@ -125,6 +131,8 @@ struct EnqueueCommand: AsyncParsableCommand {
         let terminal = isatty(STDERR_FILENO) != 0
         print(
             "\(final ? "enqueued" : "enqueuing") \(done)/\(total) records, \(rate) records/s",
-            terminator: final || !terminal ? "\n" : "\r", to: &standardError)
+            terminator: final || !terminal ? "\n" : "\r",
+            to: &standardError
+        )
     }
 }

@@ -1,13 +1,14 @@
+import ArgumentParser
 import PushlineAPNS
 import PushlineAPNSCore
-import ArgumentParser
 import PushlineTLS
 
 struct JWTCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "jwt",
         abstract: "Print an APNs provider token (ES256 JWT) for use with curl, h2load or the mock.",
-        discussion: "Example: h2load -H \"authorization: bearer $(pushline jwt --key-file AuthKey.p8 --key-id ABC123DEFG --team-id DEF123GHIJ)\" ..."
+        discussion:
+            "Example: h2load -H \"authorization: bearer $(pushline jwt --key-file AuthKey.p8 --key-id ABC123DEFG --team-id DEF123GHIJ)\" ..."
     )
 
     @Option(name: .long, help: "The .p8 signing key (PKCS#8 PEM, P-256).")
@@ -33,7 +34,9 @@ struct JWTCommand: AsyncParsableCommand {
             throw ExitFailure.configuration(["--key-file: '\(keyFile)' is not a P-256 (ES256) key"])
         }
         let token = try ProviderToken(
-            keyID: keyID, teamID: teamID, issuedAt: issuedAt ?? APNSClientConfiguration.systemNow()
+            keyID: keyID,
+            teamID: teamID,
+            issuedAt: issuedAt ?? APNSClientConfiguration.systemNow()
         ) { try ES256.sign($0, with: key) }
         print(token.jwt)
     }

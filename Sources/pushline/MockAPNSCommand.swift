@@ -1,9 +1,9 @@
-import PushlineAPNSCore
-import PushlineAPNSMock
 import ArgumentParser
 import Dispatch
 import Foundation
 import Logging
+import PushlineAPNSCore
+import PushlineAPNSMock
 import PushlineTLS
 import PushlineWorker
 
@@ -80,10 +80,12 @@ struct MockAPNSCommand: AsyncParsableCommand {
                     "stats",
                     metadata: [
                         "requests": "\(current.requests)", "rate": "\(Int(rate))/s",
-                        "by_status": "\(current.byStatus.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","))",
+                        "by_status":
+                            "\(current.byStatus.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","))",
                         "connections": "\(current.openConnections)", "max_open_streams": "\(current.maxOpenStreams)",
                         "limit_violations": "\(current.limitViolations)",
-                    ])
+                    ]
+                )
                 previous = current
             }
         }
@@ -143,7 +145,8 @@ struct MockAPNSCommand: AsyncParsableCommand {
                 let lines = try String(contentsOfFile: unregisteredFile, encoding: .utf8)
                 configuration.unregisteredTokens = Set(
                     lines.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
-                        .filter { !$0.isEmpty && !$0.hasPrefix("#") })
+                        .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+                )
             } catch {
                 problems.append("--unregistered-file: cannot read '\(unregisteredFile)'")
             }

@@ -1,9 +1,9 @@
-import PushlineAPNSCore
 import ArgumentParser
 import Foundation
 import Logging
 import Metrics
 import Prometheus
+import PushlineAPNSCore
 import PushlineWorker
 import ServiceLifecycle
 
@@ -46,7 +46,10 @@ struct RunCommand: AsyncParsableCommand {
             }
             services += try Worker(configuration: configuration, logger: logger, health: health).services()
             var groupConfiguration = ServiceGroupConfiguration(
-                services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+                services: services,
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
             groupConfiguration.maximumGracefulShutdownDuration = .milliseconds(configuration.worker.shutdownTimeoutMilliseconds + 15_000)
             try await ServiceGroup(configuration: groupConfiguration).run()
         } catch let problems as ConfigurationProblems {

@@ -1,5 +1,5 @@
-import PushlineAPNSCore
 import Foundation
+import PushlineAPNSCore
 import Testing
 import Yams
 
@@ -68,8 +68,10 @@ import Yams
             for path in [keyFile, selfSigned + "/ca.pem"] {
                 let mount = workerMounts.first { path.hasPrefix($0.key + "/") }
                 #expect(mount != nil, "\(workerName) does not mount \(path)")
-                #expect(mount.map { keygenMounts[$0.key] == $0.value && mockMounts[$0.key] == $0.value } == true,
-                        "\(workerName): \(path) is not on the volume keygen and the mock write")
+                #expect(
+                    mount.map { keygenMounts[$0.key] == $0.value && mockMounts[$0.key] == $0.value } == true,
+                    "\(workerName): \(path) is not on the volume keygen and the mock write"
+                )
             }
         }
     }
@@ -110,8 +112,11 @@ import Yams
         let workers = try ComposeFacts.workerServices(compose)
         for (name, worker) in workers {
             #expect(ComposeFacts.containerPorts(worker).contains(listen.port), "\(name) does not publish \(listen.port)")
-            #expect(worker["volumes"]?.array().contains { $0.string?.hasPrefix("./compose.config.yaml:/etc/pushline/config.yaml") == true } == true,
-                    "\(name) does not mount compose.config.yaml where its command reads it")
+            #expect(
+                worker["volumes"]?.array().contains { $0.string?.hasPrefix("./compose.config.yaml:/etc/pushline/config.yaml") == true }
+                    == true,
+                "\(name) does not mount compose.config.yaml where its command reads it"
+            )
             #expect(ComposeFacts.value(of: "--config", in: ComposeFacts.command(worker)) == "/etc/pushline/config.yaml")
         }
         let prometheus = try DeployFiles.document("prometheus.yml")

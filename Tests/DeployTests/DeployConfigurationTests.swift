@@ -1,5 +1,5 @@
-import PushlineAPNSCore
 import Foundation
+import PushlineAPNSCore
 import Testing
 import Yams
 
@@ -32,7 +32,10 @@ import Yams
         var clientIDs: Set<String> = []
         for (name, service) in workers {
             let configuration = try await DeployFiles.load(text, environment: service.composeEnvironment)
-            #expect(HostPort(configuration.metrics.listen)?.host == "0.0.0.0", "\(name): metrics must listen on all interfaces in a container")
+            #expect(
+                HostPort(configuration.metrics.listen)?.host == "0.0.0.0",
+                "\(name): metrics must listen on all interfaces in a container"
+            )
             clientIDs.insert(configuration.kafka.properties["client.id"] ?? "")
         }
         #expect(clientIDs.count == workers.count, "each worker needs its own client.id: \(clientIDs)")
@@ -81,9 +84,12 @@ import Yams
     @Test func unknownVariablesAreCaught() {
         // The check above would be worthless if it accepted everything.
         let unknown = DeployFiles.unknownVariables(
-            ["KAFKA_BROKER": "x", "APPS_DEFAULT_AUTH_KEYFILE": "x", "KAFKA_PROPERTY_CLIENT_ID": "x",
-             "APPS_DEFAULT_AUTH_KEY_FILE": "x", "METRICS_LISTEN": "x", "POD_NAME": "x", "LOG_FORMAT": "x"],
-            appNames: ["default"])
+            [
+                "KAFKA_BROKER": "x", "APPS_DEFAULT_AUTH_KEYFILE": "x", "KAFKA_PROPERTY_CLIENT_ID": "x",
+                "APPS_DEFAULT_AUTH_KEY_FILE": "x", "METRICS_LISTEN": "x", "POD_NAME": "x", "LOG_FORMAT": "x",
+            ],
+            appNames: ["default"]
+        )
         #expect(unknown == ["APPS_DEFAULT_AUTH_KEYFILE", "KAFKA_BROKER"])
     }
 

@@ -1,5 +1,5 @@
-import PushlineAPNSCore
 import Foundation
+import PushlineAPNSCore
 import Testing
 import Yams
 

@@ -12,7 +12,10 @@ enum DockerfileFacts {
 
     /// An exec-form instruction's arguments (ENTRYPOINT, CMD), parsed as the JSON array it is.
     static func exec(_ instruction: String) throws -> [String] {
-        let found = try #require(try DeployFiles.dockerfileInstructions().last { $0.instruction == instruction }, "Dockerfile: no \(instruction)")
+        let found = try #require(
+            try DeployFiles.dockerfileInstructions().last { $0.instruction == instruction },
+            "Dockerfile: no \(instruction)"
+        )
         let array = try JSONSerialization.jsonObject(with: Data(found.arguments.utf8)) as? [String]
         return try #require(array, "Dockerfile \(instruction) is not in exec form: \(found.arguments)")
     }

@@ -1,5 +1,5 @@
-import PushlineAPNSCore
 import Foundation
+import PushlineAPNSCore
 import Testing
 import Yams
 
@@ -92,12 +92,15 @@ import Yams
         let keyDirectory = URL(fileURLWithPath: keyFile).deletingLastPathComponent().path
         let keyVolume = try #require(
             worker["volumeMounts"]?.array().first { $0["mountPath"]?.string == keyDirectory }?["name"]?.string,
-            "the worker mounts nothing at \(keyDirectory)")
+            "the worker mounts nothing at \(keyDirectory)"
+        )
         #expect(KubernetesFacts.mountPath(of: keyVolume, in: installer) == keyDirectory)
         let keyVolumeSource = try KubernetesFacts.volume(keyVolume, in: deployment)
         #expect(keyVolumeSource["emptyDir"]?["medium"]?.string == "Memory")
-        #expect(KubernetesFacts.mountPath(of: secretVolumeName, in: worker) == nil,
-                "the worker should read the copy, not the group-readable Secret volume")
+        #expect(
+            KubernetesFacts.mountPath(of: secretVolumeName, in: worker) == nil,
+            "the worker should read the copy, not the group-readable Secret volume"
+        )
     }
 
     @Test func theConfigMapIsMountedWhereTheWorkerAndTheImageReadIt() throws {
@@ -129,7 +132,10 @@ import Yams
         let pdb = try DeployFiles.kubernetes("PodDisruptionBudget")
         #expect(KubernetesFacts.selects(pdb.at("spec", "selector", "matchLabels"), podLabels), "PDB selector")
         let monitor = try DeployFiles.kubernetes("ServiceMonitor")
-        #expect(KubernetesFacts.selects(monitor.at("spec", "selector", "matchLabels"), service.at("metadata", "labels")), "ServiceMonitor selector")
+        #expect(
+            KubernetesFacts.selects(monitor.at("spec", "selector", "matchLabels"), service.at("metadata", "labels")),
+            "ServiceMonitor selector"
+        )
     }
 
     @Test func kedaScalesTheDeploymentOnTheJobsTopicWithinThePartitions() throws {

@@ -24,15 +24,15 @@ import Testing
         let directory = try ProjectPaths.temporaryDirectory("cli")
         let config = directory.appendingPathComponent("bad.yaml").path
         try """
-            kafka:
-              brokers: ""
-            apns:
-              connections: 0
-            apps:
-              default:
-                bundle_id: "com.example.app"
-                auth: {type: "token", key_file: "/nonexistent/AuthKey.p8", key_id: "K", team_id: "T"}
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        kafka:
+          brokers: ""
+        apns:
+          connections: 0
+        apps:
+          default:
+            bundle_id: "com.example.app"
+            auth: {type: "token", key_file: "/nonexistent/AuthKey.p8", key_id: "K", team_id: "T"}
+        """.write(toFile: config, atomically: true, encoding: .utf8)
         let (status, _, stderr) = try run(["run", "--config", config])
         let lines = stderr.split(separator: "\n")
         #expect(status == 2)
@@ -62,14 +62,14 @@ import Testing
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: key)
         let config = directory.appendingPathComponent("ok.yaml").path
         try """
-            kafka:
-              properties:
-                sasl.password: "hunter2"
-            apps:
-              default:
-                bundle_id: "com.example.app"
-                auth: {type: "token", key_file: "\(key)", key_id: "K", team_id: "T"}
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        kafka:
+          properties:
+            sasl.password: "hunter2"
+        apps:
+          default:
+            bundle_id: "com.example.app"
+            auth: {type: "token", key_file: "\(key)", key_id: "K", team_id: "T"}
+        """.write(toFile: config, atomically: true, encoding: .utf8)
         let (status, stdout, _) = try run(["run", "--config", config, "--print-config"], environment: ["KAFKA_BROKERS": "10.1.2.3:9092"])
         #expect(status == 0)
         #expect(stdout.contains(#"brokers: "10.1.2.3:9092""#))

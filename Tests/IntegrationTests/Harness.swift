@@ -1,7 +1,7 @@
-import PushlineAPNSMock
 import Foundation
-import PushlineKafka
 import Logging
+import PushlineAPNSMock
+import PushlineKafka
 import PushlineTestSupport
 import Synchronization
 
@@ -77,7 +77,8 @@ final class Harness: Sendable {
         return Harness(broker: broker, mock: mock, directory: directory, configPath: configPath, groupID: groupID, metricsPort: metricsPort)
     }
 
-    private init(broker: EmbeddedBroker, mock: MockFixture, directory: URL, configPath: String, groupID: String, metricsPort: ReservedPort) {
+    private init(broker: EmbeddedBroker, mock: MockFixture, directory: URL, configPath: String, groupID: String, metricsPort: ReservedPort)
+    {
         self.broker = broker
         self.mock = mock
         self.directory = directory
@@ -98,8 +99,11 @@ final class Harness: Sendable {
     func produce(_ values: [[UInt8]], keys: [String?]) async throws -> [DeliveryReport] {
         let producer = try KafkaProducer(
             configuration: KafkaProducerConfiguration(
-                bootstrapServers: broker.bootstrapServers, properties: ["message.max.bytes": "4000000"]),
-            logger: logger)
+                bootstrapServers: broker.bootstrapServers,
+                properties: ["message.max.bytes": "4000000"]
+            ),
+            logger: logger
+        )
         let reports = Mutex<[Int: DeliveryReport]>([:])
         let failures = Mutex<[String]>([])
         for (index, value) in values.enumerated() {
@@ -136,13 +140,19 @@ final class Harness: Sendable {
 
     /// Reads `topic` from the beginning with a fresh group until `done` holds for what was read.
     func read(
-        _ topic: String, timeout: Duration = .seconds(120), until done: @escaping @Sendable ([KafkaRecord]) -> Bool
+        _ topic: String,
+        timeout: Duration = .seconds(120),
+        until done: @escaping @Sendable ([KafkaRecord]) -> Bool
     ) async throws -> [KafkaRecord] {
         let consumer = try KafkaConsumer(
             configuration: KafkaConsumerConfiguration(
-                bootstrapServers: broker.bootstrapServers, groupID: "reader-\(UUID().uuidString.prefix(8))",
-                topics: [topic], properties: ["session.timeout.ms": "6000", "heartbeat.interval.ms": "500"]),
-            logger: logger)
+                bootstrapServers: broker.bootstrapServers,
+                groupID: "reader-\(UUID().uuidString.prefix(8))",
+                topics: [topic],
+                properties: ["session.timeout.ms": "6000", "heartbeat.interval.ms": "500"]
+            ),
+            logger: logger
+        )
         let records = Mutex<[KafkaRecord]>([])
         let reader = Task {
             for try await event in consumer.events {
@@ -169,9 +179,13 @@ final class Harness: Sendable {
     func committedOffsets() async throws -> [Int32: Int64?] {
         let consumer = try KafkaConsumer(
             configuration: KafkaConsumerConfiguration(
-                bootstrapServers: broker.bootstrapServers, groupID: groupID, topics: [Self.jobsTopic],
-                properties: ["session.timeout.ms": "6000", "heartbeat.interval.ms": "500"]),
-            logger: logger)
+                bootstrapServers: broker.bootstrapServers,
+                groupID: groupID,
+                topics: [Self.jobsTopic],
+                properties: ["session.timeout.ms": "6000", "heartbeat.interval.ms": "500"]
+            ),
+            logger: logger
+        )
         defer { Task { await consumer.close(drainTimeout: .zero) } }
         let partitions = (0..<Int32(Self.jobPartitions)).map { TopicPartition(topic: Self.jobsTopic, partition: $0) }
         let committed = try await Task.detached { try consumer.committed(partitions) }.value
@@ -183,7 +197,9 @@ final class Harness: Sendable {
         var ends: [Int32: Int64] = [:]
         for report in reports { ends[report.partition] = max(ends[report.partition] ?? 0, report.offset + 1) }
         let committed = try await committedOffsets()
-        let description = ends.keys.sorted().map { "p\($0): committed \(String(describing: committed[$0] ?? nil)) of \(ends[$0]!)" }.joined(separator: ", ")
+        let description = ends.keys.sorted().map { "p\($0): committed \(String(describing: committed[$0] ?? nil)) of \(ends[$0]!)" }.joined(
+            separator: ", "
+        )
         let all = ends.allSatisfy { partition, end in (committed[partition] ?? nil) == end }
         return (all, description)
     }

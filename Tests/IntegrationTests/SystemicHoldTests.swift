@@ -1,5 +1,5 @@
-import PushlineAPNSMock
 import Foundation
+import PushlineAPNSMock
 import PushlineKafka
 import PushlineTestSupport
 import Synchronization
@@ -133,7 +133,8 @@ import Testing
                 let pems = [refusing.caFile, healthy.caFile].compactMap { try? String(contentsOfFile: $0, encoding: .utf8) }
                 try? pems.joined(separator: "\n").write(toFile: bothCAs, atomically: true, encoding: .utf8)
                 return bothCAs
-            })
+            }
+        )
         let harness = try await Harness.start(apps: override) { configuration in
             configuration.outageStatus = 403
             configuration.outageReason = "InvalidProviderToken"

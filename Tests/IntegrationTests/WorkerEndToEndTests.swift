@@ -1,5 +1,5 @@
-import PushlineAPNSMock
 import Foundation
+import PushlineAPNSMock
 import PushlineKafka
 import PushlineTestSupport
 import Testing
@@ -86,7 +86,9 @@ import Testing
         // /metrics agrees with the records.
         let (_, metrics) = try await harness.scrape("/metrics")
         #expect(metrics.contains(#"pushline_notifications_total{app="default",status="410",reason="Unregistered"} \#(expectedDead.count)"#))
-        #expect(metrics.contains(#"pushline_notifications_total{app="default",status="200",reason=""} \#(tokens.count - expectedDead.count)"#))
+        #expect(
+            metrics.contains(#"pushline_notifications_total{app="default",status="200",reason=""} \#(tokens.count - expectedDead.count)"#)
+        )
 
         // SIGTERM: exits 0, and every offset was committed at the end of every partition.
         worker.terminate()
@@ -164,7 +166,11 @@ import Testing
             ("payload-string", Array(#"{"id":"payload-string","token":"\#(token)","payload":"hi"}"#.utf8), "invalid_field"),
             ("payload-big", Array(bigPayload.utf8), "payload_too_large"),
             ("unknown-app", Array(#"{"id":"unknown-app","token":"\#(token)","app":"nope","payload":{}}"#.utf8), "unknown_app"),
-            ("one-mb", Array(#"{"id":"one-mb","token":"\#(token)","payload":{"a":""#.utf8) + [UInt8](repeating: 0x78, count: 1_048_576) + Array("\"}}".utf8), "record_too_large"),
+            (
+                "one-mb",
+                Array(#"{"id":"one-mb","token":"\#(token)","payload":{"a":""#.utf8) + [UInt8](repeating: 0x78, count: 1_048_576)
+                    + Array("\"}}".utf8), "record_too_large"
+            ),
             ("random", (0..<300).map { _ in UInt8.random(in: 0...255, using: &random) }, "invalid_json"),
         ]
         let (goodValues, goodKeys, goodTokens) = Self.jobs(50, tokensPerJob: 2, prefix: "good")
@@ -192,7 +198,9 @@ import Testing
         let codes = rejected.compactMap { ($0["error"] as? String)?.split(separator: ":").first.map(String.init) }.sorted()
         #expect(codes == bad.map(\.2).sorted())
         #expect(rejected.allSatisfy { ($0["source"] as? [String: Any])?["topic"] as? String == Harness.jobsTopic })
-        let delivered = Set(parsed.filter { $0["type"] as? String == "delivery" && $0["status"] as? Int == 200 }.compactMap { $0["token"] as? String })
+        let delivered = Set(
+            parsed.filter { $0["type"] as? String == "delivery" && $0["status"] as? Int == 200 }.compactMap { $0["token"] as? String }
+        )
         #expect(delivered == Set(goodTokens))
 
         let dead = try await harness.read(Harness.deadLetterTopic) { $0.count >= bad.count }

@@ -4,13 +4,23 @@ import Testing
 
 @Suite struct APNSRequestTests {
     let notification = APNSNotification(
-        deviceToken: "ab12", topic: "com.example.app", pushType: .alert, expiration: 0,
-        collapseID: "c1", apnsID: "123e4567-e89b-12d3-a456-426655440000", payload: Array("{}".utf8)
+        deviceToken: "ab12",
+        topic: "com.example.app",
+        pushType: .alert,
+        expiration: 0,
+        collapseID: "c1",
+        apnsID: "123e4567-e89b-12d3-a456-426655440000",
+        payload: Array("{}".utf8)
     )
 
     @Test func headersCarryAPNsIndexingFlags() {
         let first = APNSRequestHeaders.make(for: notification, authority: "api.push.apple.com", bearerToken: "jwt", firstOnConnection: true)
-        let later = APNSRequestHeaders.make(for: notification, authority: "api.push.apple.com", bearerToken: "jwt", firstOnConnection: false)
+        let later = APNSRequestHeaders.make(
+            for: notification,
+            authority: "api.push.apple.com",
+            bearerToken: "jwt",
+            firstOnConnection: false
+        )
         func field(_ fields: [APNSHeaderField], _ name: String) -> APNSHeaderField? { fields.first { $0.name == name } }
         #expect(field(first, ":path")?.value == "/3/device/ab12")
         #expect(field(first, ":path")?.indexing == .never)
@@ -32,7 +42,11 @@ import Testing
     @Test func builtRequestsPassTheRequestRules() {
         func rejection(_ notification: APNSNotification) -> APNSRequestRules.Rejection? {
             let fields = APNSRequestHeaders.make(
-                for: notification, authority: "api.push.apple.com", bearerToken: "jwt", firstOnConnection: true)
+                for: notification,
+                authority: "api.push.apple.com",
+                bearerToken: "jwt",
+                firstOnConnection: true
+            )
             let headers = fields.filter { !$0.name.hasPrefix(":") }.map { (name: $0.name, value: $0.value) }
             return notification.payload.withUnsafeBufferPointer { body in
                 switch APNSRequestRules.check(method: "POST", path: notification.path, headers: headers, body: body) {
@@ -77,8 +91,10 @@ import Testing
     }
 
     func check(
-        method: String = "POST", path: String = "/3/device/abcd",
-        headers: [(name: String, value: String)] = [], body: String = "{\"aps\":{}}"
+        method: String = "POST",
+        path: String = "/3/device/abcd",
+        headers: [(name: String, value: String)] = [],
+        body: String = "{\"aps\":{}}"
     ) -> APNSRequestRules.Rejection? {
         let bytes = Array(body.utf8)
         return bytes.withUnsafeBufferPointer { buffer in
@@ -118,9 +134,11 @@ import Testing
 /// The byte-level rules the mock uses must agree with the String ones.
 @Suite struct APNSRequestBytesTests {
     @Test func decimalParsesLikeInt64() {
-        let samples = ["0", "-0", "+0", "10", "+5", "-5", "", "+", "-", " 1", "1 ", "1.0", "0x10", "٣",
-                       "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
-                       "00000000000000000000001", "99999999999999999999"]
+        let samples = [
+            "0", "-0", "+0", "10", "+5", "-5", "", "+", "-", " 1", "1 ", "1.0", "0x10", "٣",
+            "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
+            "00000000000000000000001", "99999999999999999999",
+        ]
         for sample in samples {
             var text = sample
             let parsed = text.withUTF8 { APNSRequestRules.decimal(UnsafeRawBufferPointer($0)) }

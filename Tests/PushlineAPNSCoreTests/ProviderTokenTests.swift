@@ -4,7 +4,9 @@ import Testing
 
 @Suite struct ProviderTokenTests {
     @Test func base64URLMatchesRFC4648Vectors() {
-        let vectors: [(String, String)] = [("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"), ("fooba", "Zm9vYmE"), ("foobar", "Zm9vYmFy")]
+        let vectors: [(String, String)] = [
+            ("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"), ("fooba", "Zm9vYmE"), ("foobar", "Zm9vYmFy"),
+        ]
         for (plain, encoded) in vectors {
             #expect(Base64URL.encode(Array(plain.utf8)) == encoded)
             #expect(Base64URL.decode(encoded) == Array(plain.utf8))

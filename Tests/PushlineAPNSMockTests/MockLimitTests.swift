@@ -1,6 +1,7 @@
+import Foundation
+import NIOCore
 import PushlineAPNSCore
 import PushlineAPNSMock
-import NIOCore
 import PushlineHTTP2
 import PushlineTLS
 import PushlineTestSupport
@@ -75,5 +76,3 @@ import Testing
         #expect((object["by_status"] as? [String: Int])?["200"] == 3)
     }
 }
-
-import Foundation

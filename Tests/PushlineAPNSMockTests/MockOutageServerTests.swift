@@ -1,7 +1,7 @@
-import PushlineAPNSCore
-import PushlineAPNSMock
 import Foundation
 import NIOCore
+import PushlineAPNSCore
+import PushlineAPNSMock
 import PushlineHTTP2
 import PushlineTLS
 import PushlineTestSupport

@@ -75,8 +75,10 @@ import Testing
         #expect(configuration.outageStatus == 500)
         #expect(configuration.outageReason == "InternalServerError")
         #expect(configuration.outageSeconds == 7)
-        for bad in ["", "403", "403:InvalidProviderToken", "403:InvalidProviderToken:20:1", "200:OK:20", "abc:Reason:1",
-                    "403::20", "403:Bad\"Quote:20", "403:Reason:-1", "403:Reason:soon", "403:Reason:inf"] {
+        for bad in [
+            "", "403", "403:InvalidProviderToken", "403:InvalidProviderToken:20:1", "200:OK:20", "abc:Reason:1",
+            "403::20", "403:Bad\"Quote:20", "403:Reason:-1", "403:Reason:soon", "403:Reason:inf",
+        ] {
             #expect(throws: MockError.self, "\(bad)") { try OutageSpec(parsing: bad) }
         }
     }

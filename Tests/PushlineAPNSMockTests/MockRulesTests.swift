@@ -1,6 +1,7 @@
+import Foundation
+import NIOCore
 import PushlineAPNSCore
 import PushlineAPNSMock
-import NIOCore
 import PushlineHTTP2
 import PushlineTLS
 import PushlineTestCA
@@ -12,7 +13,13 @@ import Testing
 @Suite struct MockRulesTests {
     static let token = String(repeating: "ab", count: 32)
 
-    func jwt(_ fixture: MockFixture, issuedAt: Int64? = nil, key: PrivateKey? = nil, keyID: String = MockFixture.keyID, teamID: String = MockFixture.teamID) throws -> String {
+    func jwt(
+        _ fixture: MockFixture,
+        issuedAt: Int64? = nil,
+        key: PrivateKey? = nil,
+        keyID: String = MockFixture.keyID,
+        teamID: String = MockFixture.teamID
+    ) throws -> String {
         let signer = key ?? fixture.signingKey
         return try ProviderToken(keyID: keyID, teamID: teamID, issuedAt: issuedAt ?? APNSClockNow()) {
             try ES256.sign($0, with: signer)
@@ -20,13 +27,18 @@ import Testing
     }
 
     func request(
-        method: String = "POST", path: String = "/3/device/\(token)", headers: [(String, String)],
+        method: String = "POST",
+        path: String = "/3/device/\(token)",
+        headers: [(String, String)],
         body: String? = #"{"aps":{"alert":"hi"}}"#
     ) -> HTTP2Request {
         HTTP2Request(
-            method: method, authority: "127.0.0.1", path: path,
+            method: method,
+            authority: "127.0.0.1",
+            path: path,
             headers: headers.map { HTTP2Header($0.0, $0.1, neverIndex: true) },
-            body: body.map { ByteBuffer(string: $0) })
+            body: body.map { ByteBuffer(string: $0) }
+        )
     }
 
     func answer(_ connection: HTTP2ClientConnection, _ request: HTTP2Request) async throws -> (Int, String?, Int64?) {
@@ -57,17 +69,40 @@ import Testing
             (request(headers: base + [("apns-priority", "7")]), 400, "BadPriority"),
             (request(headers: [("authorization", "bearer \(good)"), ("apns-topic", "")]), 400, "BadTopic"),
             (request(headers: base + [("apns-topic", "again")]), 400, "DuplicateHeaders"),
-            (request(headers: [("authorization", "bearer \(good)"), ("apns-topic", MockFixture.bundleID), ("apns-push-type", "fax")]), 400, "InvalidPushType"),
+            (
+                request(headers: [("authorization", "bearer \(good)"), ("apns-topic", MockFixture.bundleID), ("apns-push-type", "fax")]),
+                400, "InvalidPushType"
+            ),
             (request(path: "/3/device/", headers: base), 400, "MissingDeviceToken"),
             (request(headers: [("authorization", "bearer \(good)")]), 400, "MissingTopic"),
             (request(headers: base, body: nil), 400, "PayloadEmpty"),
             (request(headers: [("authorization", "bearer \(good)"), ("apns-topic", "com.other.app")]), 400, "TopicDisallowed"),
             (request(headers: [("apns-topic", MockFixture.bundleID)]), 403, "MissingProviderToken"),
-            (request(headers: [("authorization", "bearer not.a.token"), ("apns-topic", MockFixture.bundleID)]), 403, "InvalidProviderToken"),
-            (request(headers: [("authorization", "bearer \(try jwt(fixture, key: try PrivateKey.generateP256()))"), ("apns-topic", MockFixture.bundleID)]), 403, "InvalidProviderToken"),
-            (request(headers: [("authorization", "bearer \(try jwt(fixture, keyID: "UNKNOWNKEY"))"), ("apns-topic", MockFixture.bundleID)]), 403, "InvalidProviderToken"),
-            (request(headers: [("authorization", "bearer \(try jwt(fixture, issuedAt: APNSClockNow() - 3700))"), ("apns-topic", MockFixture.bundleID)]), 403, "ExpiredProviderToken"),
-            (request(headers: [("authorization", "bearer \(try jwt(fixture, issuedAt: APNSClockNow() + 120))"), ("apns-topic", MockFixture.bundleID)]), 403, "InvalidProviderToken"),
+            (
+                request(headers: [("authorization", "bearer not.a.token"), ("apns-topic", MockFixture.bundleID)]), 403,
+                "InvalidProviderToken"
+            ),
+            (
+                request(headers: [
+                    ("authorization", "bearer \(try jwt(fixture, key: try PrivateKey.generateP256()))"),
+                    ("apns-topic", MockFixture.bundleID),
+                ]), 403, "InvalidProviderToken"
+            ),
+            (
+                request(headers: [
+                    ("authorization", "bearer \(try jwt(fixture, keyID: "UNKNOWNKEY"))"), ("apns-topic", MockFixture.bundleID),
+                ]), 403, "InvalidProviderToken"
+            ),
+            (
+                request(headers: [
+                    ("authorization", "bearer \(try jwt(fixture, issuedAt: APNSClockNow() - 3700))"), ("apns-topic", MockFixture.bundleID),
+                ]), 403, "ExpiredProviderToken"
+            ),
+            (
+                request(headers: [
+                    ("authorization", "bearer \(try jwt(fixture, issuedAt: APNSClockNow() + 120))"), ("apns-topic", MockFixture.bundleID),
+                ]), 403, "InvalidProviderToken"
+            ),
             (request(path: "/3/other/\(Self.token)", headers: base), 404, "BadPath"),
             (request(method: "GET", headers: base, body: nil), 405, "MethodNotAllowed"),
             (request(headers: base, body: "{\"a\":\"" + String(repeating: "x", count: 4100) + "\"}"), 413, "PayloadTooLarge"),
@@ -88,7 +123,10 @@ import Testing
 
         // A new token less than 20 minutes after the first on the same connection.
         let early = try jwt(fixture, issuedAt: APNSClockNow() + 60)
-        let refresh = try await answer(connection, request(headers: [("authorization", "bearer \(early)"), ("apns-topic", MockFixture.bundleID)]))
+        let refresh = try await answer(
+            connection,
+            request(headers: [("authorization", "bearer \(early)"), ("apns-topic", MockFixture.bundleID)])
+        )
         #expect(refresh.0 == 429)
         #expect(refresh.1 == "TooManyProviderTokenUpdates")
 
@@ -100,7 +138,9 @@ import Testing
     }
 
     @Test func injectedFailuresUseAPNsReasons() async throws {
-        for (flag, status, reason) in [("429", 429, "TooManyRequests"), ("500", 500, "InternalServerError"), ("503", 503, "ServiceUnavailable")] {
+        for (flag, status, reason) in [
+            ("429", 429, "TooManyRequests"), ("500", 500, "InternalServerError"), ("503", 503, "ServiceUnavailable"),
+        ] {
             let fixture = try await MockFixture.start(tokenAuth: false) { configuration in
                 switch flag {
                 case "429": configuration.rate429 = 1
@@ -137,10 +177,14 @@ import Testing
         try (try authority.certificate.pem()).write(toFile: caFile, atomically: true, encoding: .utf8)
         let fixture = try await MockFixture.start(tokenAuth: false) { $0.clientCAFile = caFile }
         let client = try authority.issueClientCertificate(
-            subject: DistinguishedName([.init("UID", MockFixture.bundleID), .init("CN", "Apple Push Services: \(MockFixture.bundleID)")]))
+            subject: DistinguishedName([.init("UID", MockFixture.bundleID), .init("CN", "Apple Push Services: \(MockFixture.bundleID)")])
+        )
         let connection = try await fixture.connect(identity: .certifiedKey(client))
         #expect(try await answer(connection, request(headers: [])).0 == 200)
-        #expect(try await answer(connection, request(headers: [("apns-topic", MockFixture.bundleID + ".voip"), ("apns-push-type", "voip")])).0 == 200)
+        #expect(
+            try await answer(connection, request(headers: [("apns-topic", MockFixture.bundleID + ".voip"), ("apns-push-type", "voip")])).0
+                == 200
+        )
         let other = try await answer(connection, request(headers: [("apns-topic", "com.other.app")]))
         #expect(other.0 == 400)
         #expect(other.1 == "BadTopic")
@@ -153,5 +197,3 @@ import Testing
 func APNSClockNow() -> Int64 {
     Int64(Date().timeIntervalSince1970)
 }
-
-import Foundation

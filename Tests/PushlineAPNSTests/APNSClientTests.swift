@@ -15,8 +15,11 @@ import Testing
 
     static func notification(_ index: Int, topic: String = MockFixture.bundleID) -> APNSNotification {
         APNSNotification(
-            deviceToken: token(index), topic: topic, apnsID: APNSClientTests.uuid(index),
-            payload: Array(#"{"aps":{"alert":"hello"}}"#.utf8))
+            deviceToken: token(index),
+            topic: topic,
+            apnsID: APNSClientTests.uuid(index),
+            payload: Array(#"{"aps":{"alert":"hello"}}"#.utf8)
+        )
     }
 
     static func uuid(_ index: Int) -> String {
@@ -26,8 +29,12 @@ import Testing
     }
 
     func tokenClient(
-        _ fixture: MockFixture, connections: Int = 4, cap: Int = 1000, timeout: Duration = .seconds(10),
-        clock: TestClock? = nil, retry: RetryPolicy = RetryPolicy(maxAttempts: 5, baseDelay: .milliseconds(5), throttledBaseDelay: .milliseconds(20))
+        _ fixture: MockFixture,
+        connections: Int = 4,
+        cap: Int = 1000,
+        timeout: Duration = .seconds(10),
+        clock: TestClock? = nil,
+        retry: RetryPolicy = RetryPolicy(maxAttempts: 5, baseDelay: .milliseconds(5), throttledBaseDelay: .milliseconds(20))
     ) throws -> APNSClient {
         var now: @Sendable () -> Int64 = APNSClientConfiguration.systemNow
         if let clock {
@@ -35,10 +42,16 @@ import Testing
         }
         return try APNSClient(
             configuration: APNSClientConfiguration(
-                endpoint: APNSEndpoint(host: "127.0.0.1", port: fixture.port), caFile: fixture.caFile,
-                connections: connections, maxStreamsPerConnection: cap, requestTimeout: timeout,
-                retryPolicy: retry, now: now),
-            credential: try .token(keyFile: fixture.keyFile, keyID: MockFixture.keyID, teamID: MockFixture.teamID))
+                endpoint: APNSEndpoint(host: "127.0.0.1", port: fixture.port),
+                caFile: fixture.caFile,
+                connections: connections,
+                maxStreamsPerConnection: cap,
+                requestTimeout: timeout,
+                retryPolicy: retry,
+                now: now
+            ),
+            credential: try .token(keyFile: fixture.keyFile, keyID: MockFixture.keyID, teamID: MockFixture.teamID)
+        )
     }
 
     /// Sends `count` notifications at once, waits for every outcome, then shuts the client down:
@@ -131,7 +144,8 @@ import Testing
         let caFile = directory.appendingPathComponent("client-ca.pem").path
         try (try authority.certificate.pem()).write(toFile: caFile, atomically: true, encoding: .utf8)
         let identity = try authority.issueClientCertificate(
-            subject: DistinguishedName([.init("UID", MockFixture.bundleID), .init("CN", "Apple Push Services: \(MockFixture.bundleID)")]))
+            subject: DistinguishedName([.init("UID", MockFixture.bundleID), .init("CN", "Apple Push Services: \(MockFixture.bundleID)")])
+        )
         let certPath = directory.appendingPathComponent("client.pem").path
         let keyPath = directory.appendingPathComponent("client.key").path
         let p12Path = directory.appendingPathComponent("client.p12").path
@@ -145,8 +159,12 @@ import Testing
         ] {
             let client = try APNSClient(
                 configuration: APNSClientConfiguration(
-                    endpoint: APNSEndpoint(host: "127.0.0.1", port: fixture.port), caFile: fixture.caFile, connections: 2),
-                credential: credential)
+                    endpoint: APNSEndpoint(host: "127.0.0.1", port: fixture.port),
+                    caFile: fixture.caFile,
+                    connections: 2
+                ),
+                credential: credential
+            )
             client.start()
             let outcomes = try await sendAll(client, count: 200)
             #expect(outcomes.values.allSatisfy { $0.count == 1 && $0[0].status == 200 })
@@ -193,9 +211,12 @@ import Testing
         let key = try PrivateKey.generateP256()
         let client = try APNSClient(
             configuration: APNSClientConfiguration(
-                endpoint: APNSEndpoint(host: "127.0.0.1", port: port), connections: 1,
-                retryPolicy: RetryPolicy(maxAttempts: 1)),
-            credential: .token(keyID: "K", teamID: "T", key: key))
+                endpoint: APNSEndpoint(host: "127.0.0.1", port: port),
+                connections: 1,
+                retryPolicy: RetryPolicy(maxAttempts: 1)
+            ),
+            credential: .token(keyID: "K", teamID: "T", key: key)
+        )
         client.start()
         let outcome = Mutex<APNSOutcome?>(nil)
         client.send(Self.notification(1), options: APNSSendOptions(deadline: .now + .milliseconds(500))) { result in

@@ -19,16 +19,24 @@ import Testing
         private var nextIndex = 0
 
         init(
-            connections: Int = 2, limit: Int = 100, tokenAuth: Bool = false,
+            connections: Int = 2,
+            limit: Int = 100,
+            tokenAuth: Bool = false,
             retry: RetryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(100)),
             health: AppHealth.Thresholds = AppHealth.Thresholds(minimumSystemic: 5, ratio: 0.5)
         ) {
             now = .now
             machine = PoolStateMachine(
                 settings: .init(
-                    connections: connections, configuredCap: 1000, tokenAuth: tokenAuth, retryPolicy: retry, health: health,
-                    seed: 42),
-                now: now)
+                    connections: connections,
+                    configuredCap: 1000,
+                    tokenAuth: tokenAuth,
+                    retryPolicy: retry,
+                    health: health,
+                    seed: 42
+                ),
+                now: now
+            )
             for slot in 0..<connections {
                 apply(machine.connected(slot: slot, peerLimit: limit, now: now))
             }
@@ -59,7 +67,12 @@ import Testing
                 requests.append(
                     PendingRequest(
                         notification: APNSNotification(deviceToken: "00", topic: "t", apnsID: "a", payload: []),
-                        options: options, index: nextIndex, created: now, completion: { _, _ in }))
+                        options: options,
+                        index: nextIndex,
+                        created: now,
+                        completion: { _, _ in }
+                    )
+                )
                 nextIndex += 1
             }
             apply(machine.submit(requests, now: now))
@@ -280,8 +293,10 @@ import Testing
 
     @Test func aHoldThatOutlastsTheLimitEndsWithTheLastSystemicAnswerAndHeldTime() {
         var driver = Driver(
-            connections: 1, limit: 50,
-            health: AppHealth.Thresholds(minimumSystemic: 5, ratio: 0.5, holdLimit: .seconds(60)))
+            connections: 1,
+            limit: 50,
+            health: AppHealth.Thresholds(minimumSystemic: 5, ratio: 0.5, holdLimit: .seconds(60))
+        )
         driver.submit(10)
         driver.answerAll(status: 403, reason: .invalidProviderToken)
         for _ in 0..<30 {
@@ -289,9 +304,12 @@ import Testing
             driver.answerAll(status: 403, reason: .invalidProviderToken)
         }
         #expect(driver.finished == 10)
-        #expect(driver.outcomes.values.allSatisfy {
-            $0.count == 1 && $0[0].status == 403 && $0[0].reasonString == "InvalidProviderToken" && ($0[0].heldMilliseconds ?? 0) >= 60_000
-        })
+        #expect(
+            driver.outcomes.values.allSatisfy {
+                $0.count == 1 && $0[0].status == 403 && $0[0].reasonString == "InvalidProviderToken"
+                    && ($0[0].heldMilliseconds ?? 0) >= 60_000
+            }
+        )
     }
 
     // MARK: Shutdown

@@ -56,7 +56,10 @@ import Testing
         #expect(result12 == .scheduleReconnect(after: .milliseconds(400)))
         let result13 = lifecycle.backoffElapsed()
         #expect(result13 == .connect)
-        for _ in 0..<5 { _ = lifecycle.connectFailed(random: 1); _ = lifecycle.backoffElapsed() }
+        for _ in 0..<5 {
+            _ = lifecycle.connectFailed(random: 1)
+            _ = lifecycle.backoffElapsed()
+        }
         let result14 = lifecycle.connectFailed(random: 1)
         #expect(result14 == .scheduleReconnect(after: .seconds(1)))
         _ = lifecycle.backoffElapsed()

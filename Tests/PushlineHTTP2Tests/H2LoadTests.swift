@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import Testing
+
 @testable import PushlineHTTP2
 
 /// nghttp2's own load generator against our server: an independent client implementation.
@@ -19,8 +20,10 @@ import Testing
         let codes = output.split(separator: "\n").first { $0.hasPrefix("status codes:") }.map(String.init) ?? ""
         let rate = output.split(separator: "\n").first { $0.hasPrefix("finished in") }.map(String.init) ?? ""
         print("h2load: \(rate) | \(summary) | \(codes)")
-        #expect(summary.hasPrefix("requests: 20000 total, 20000 started, 20000 done, 20000 succeeded, 0 failed, 0 errored, 0 timeout"),
-                "h2load output:\n\(output)")
+        #expect(
+            summary.hasPrefix("requests: 20000 total, 20000 started, 20000 done, 20000 succeeded, 0 failed, 0 errored, 0 timeout"),
+            "h2load output:\n\(output)"
+        )
         #expect(codes.hasPrefix("status codes: 20000 2xx"))
         #expect(server.probe.snapshot.maxOpenStreams <= 100)
         #expect(server.probe.snapshot.limitViolations == 0)

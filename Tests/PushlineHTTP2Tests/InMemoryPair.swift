@@ -1,5 +1,6 @@
 import NIOCore
 import NIOEmbedded
+
 @testable import PushlineHTTP2
 @testable import PushlineHTTP2Server
 
@@ -63,9 +64,12 @@ final class RecordingServerDelegate: HTTP2ServerDelegate {
         if let onRequest {
             onRequest(connection, request)
         } else if !holdResponses {
-            connection.respond(to: request.streamID, status: 200,
-                               headers: [HTTP2Header("x-path", request.path), HTTP2Header("apns-id", "abc", neverIndex: true)],
-                               body: request.body)
+            connection.respond(
+                to: request.streamID,
+                status: 200,
+                headers: [HTTP2Header("x-path", request.path), HTTP2Header("apns-id", "abc", neverIndex: true)],
+                body: request.body
+            )
         }
     }
 

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOEmbedded
 import Testing
+
 @testable import PushlineHTTP2
 @testable import PushlineHTTP2Server
 
@@ -11,25 +12,31 @@ import Testing
         let pair = try InMemoryPair(delegate: delegate)
         var payload = ByteBuffer()
         for index in 0..<200_000 { payload.writeInteger(UInt8(truncatingIfNeeded: index &* 31 &+ 7)) }
-        let (streamID, future) = pair.submit(HTTP2Request(
-            authority: "api.push.apple.com", path: "/3/device/0123",
-            headers: [
-                HTTP2Header("Authorization", "bearer xyz", neverIndex: true),
-                HTTP2Header("apns-topic", "com.example.app"),
-                HTTP2Header("apns-push-type", "alert", neverIndex: true),
-            ],
-            body: payload))
+        let (streamID, future) = pair.submit(
+            HTTP2Request(
+                authority: "api.push.apple.com",
+                path: "/3/device/0123",
+                headers: [
+                    HTTP2Header("Authorization", "bearer xyz", neverIndex: true),
+                    HTTP2Header("apns-topic", "com.example.app"),
+                    HTTP2Header("apns-push-type", "alert", neverIndex: true),
+                ],
+                body: payload
+            )
+        )
         #expect(streamID == 1)
         try pair.interact()
 
         let received = try #require(delegate.requests.first)
         #expect(received.method == "POST" && received.scheme == "https" && received.authority == "api.push.apple.com")
         #expect(received.path == "/3/device/0123" && received.pathNeverIndexed)
-        #expect(received.headers == [
-            HTTP2Header("authorization", "bearer xyz", neverIndex: true),
-            HTTP2Header("apns-topic", "com.example.app", neverIndex: false),
-            HTTP2Header("apns-push-type", "alert", neverIndex: true),
-        ])
+        #expect(
+            received.headers == [
+                HTTP2Header("authorization", "bearer xyz", neverIndex: true),
+                HTTP2Header("apns-topic", "com.example.app", neverIndex: false),
+                HTTP2Header("apns-push-type", "alert", neverIndex: true),
+            ]
+        )
         #expect(received.body == payload)
 
         let response = try #require(try future.completedResult()?.get())
@@ -137,8 +144,11 @@ import Testing
             if connection.advertisedMaxConcurrentStreams == 1 { connection.setMaxConcurrentStreams(500) }
         }
         let clientDelegate = RecordingClientDelegate()
-        let pair = try InMemoryPair(server: HTTP2ServerConfiguration(maxConcurrentStreams: 1), delegate: delegate,
-                                    clientDelegate: clientDelegate)
+        let pair = try InMemoryPair(
+            server: HTTP2ServerConfiguration(maxConcurrentStreams: 1),
+            delegate: delegate,
+            clientDelegate: clientDelegate
+        )
         let futures = (0..<20).map { pair.submit(request(path: "/\($0)")).1 }
         try pair.interact()
         #expect(clientDelegate.peerMaxValues == [1, 500])

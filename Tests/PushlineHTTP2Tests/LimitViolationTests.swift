@@ -1,6 +1,7 @@
 import NIOCore
 import NIOEmbedded
 import Testing
+
 @testable import PushlineHTTP2
 @testable import PushlineHTTP2Server
 

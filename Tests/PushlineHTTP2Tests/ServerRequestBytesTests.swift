@@ -1,6 +1,7 @@
 import NIOCore
 import NIOEmbedded
 import Testing
+
 @testable import PushlineHTTP2
 @testable import PushlineHTTP2Server
 
@@ -13,11 +14,13 @@ import Testing
         fields.append("apns-id", "x", neverIndex: true)
         fields.append("apns-id", "")
         #expect(fields.count == 3)
-        #expect(fields.headers == [
-            HTTP2Header("apns-topic", "com.example.app"),
-            HTTP2Header("apns-id", "x", neverIndex: true),
-            HTTP2Header("apns-id", ""),
-        ])
+        #expect(
+            fields.headers == [
+                HTTP2Header("apns-topic", "com.example.app"),
+                HTTP2Header("apns-id", "x", neverIndex: true),
+                HTTP2Header("apns-id", ""),
+            ]
+        )
         #expect(fields.value(named: "apns-id") == "x")
         #expect(fields.value(named: "authorization") == nil)
         fields.removeAll()
@@ -26,8 +29,14 @@ import Testing
 
     @Test func handMadeRequestsReadBackAsBuiltAndCanBeEdited() {
         var request = HTTP2ServerRequest(
-            streamID: 3, method: "POST", scheme: "https", authority: "a", path: "/3/device/ab",
-            headers: [HTTP2Header("X-Mixed", "1", neverIndex: true)], pathNeverIndexed: true)
+            streamID: 3,
+            method: "POST",
+            scheme: "https",
+            authority: "a",
+            path: "/3/device/ab",
+            headers: [HTTP2Header("X-Mixed", "1", neverIndex: true)],
+            pathNeverIndexed: true
+        )
         #expect(request.method == "POST" && request.scheme == "https" && request.authority == "a")
         #expect(request.path == "/3/device/ab" && request.pathNeverIndexed)
         #expect(request.headers == [HTTP2Header("X-Mixed", "1", neverIndex: true)], "names kept verbatim")
@@ -54,9 +63,13 @@ import Testing
         // delegate still holds every earlier request.
         for round in 0..<4 {
             let futures = (0..<20).map { index in
-                pair.submit(request(
-                    path: "/\(round)/\(index)", body: "body \(round) \(index)",
-                    headers: [HTTP2Header("x-index", "\(round)-\(index)")])).1
+                pair.submit(
+                    request(
+                        path: "/\(round)/\(index)",
+                        body: "body \(round) \(index)",
+                        headers: [HTTP2Header("x-index", "\(round)-\(index)")]
+                    )
+                ).1
             }
             try pair.interact()
             for request in delegate.requests.suffix(20) {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PushlineHTTP2
 @testable import PushlineHTTP2Server
 

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOPosix
 import Synchronization
+
 @testable import PushlineHTTP2
 @testable import PushlineHTTP2Server
 
@@ -61,8 +62,11 @@ final class ProbeServerDelegate: HTTP2ServerDelegate {
         case .goAwayAfter(let count, let lastStreamID):
             held.append(request.streamID)
             if held.count == count {
-                connection.sendGoAway(lastStreamID: lastStreamID, errorCode: .noError,
-                                      debugData: ByteBuffer(string: #"{"reason":"Shutdown"}"#))
+                connection.sendGoAway(
+                    lastStreamID: lastStreamID,
+                    errorCode: .noError,
+                    debugData: ByteBuffer(string: #"{"reason":"Shutdown"}"#)
+                )
                 for streamID in held { connection.respond(to: streamID, status: 200) }
             }
         case .raiseLimitAfterFirst(let limit):
@@ -87,7 +91,8 @@ struct TestServer: Sendable {
     var port: Int { channel.localAddress!.port! }
 
     static func start(
-        maxConcurrentStreams: UInt32 = 100, behavior: ServerBehavior = .echo,
+        maxConcurrentStreams: UInt32 = 100,
+        behavior: ServerBehavior = .echo,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> TestServer {
         let probe = ServerProbe()
@@ -99,7 +104,8 @@ struct TestServer: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     let delegate = ProbeServerDelegate(behavior: behavior, probe: probe)
                     try channel.pipeline.syncOperations.addHandler(
-                        HTTP2ServerHandler(configuration: configuration, delegate: delegate))
+                        HTTP2ServerHandler(configuration: configuration, delegate: delegate)
+                    )
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
@@ -131,7 +137,9 @@ final class ProbeClientDelegate: HTTP2ClientDelegate, Sendable {
 
 /// Connects an h2c client to 127.0.0.1:port; the handler is in place before the first byte arrives.
 func connectClient(
-    port: Int, configuration: HTTP2ClientConfiguration = .init(), delegate: ProbeClientDelegate? = nil,
+    port: Int,
+    configuration: HTTP2ClientConfiguration = .init(),
+    delegate: ProbeClientDelegate? = nil,
     group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
 ) async throws -> HTTP2ClientConnection {
     let channel = try await ClientBootstrap(group: group)
@@ -139,7 +147,8 @@ func connectClient(
         .channelInitializer { channel in
             channel.eventLoop.makeCompletedFuture {
                 try channel.pipeline.syncOperations.addHandler(
-                    HTTP2ClientHandler(configuration: configuration, delegate: delegate))
+                    HTTP2ClientHandler(configuration: configuration, delegate: delegate)
+                )
             }
         }
         .connect(host: "127.0.0.1", port: port).get()
@@ -181,9 +190,12 @@ final class ClosedLoopDriver {
         while remaining > 0 && handler.availableStreams > 0 {
             remaining -= 1
             outstanding += 1
-            let request = HTTP2Request(authority: "localhost", path: "/3/device/0123456789abcdef",
-                                       headers: [HTTP2Header("apns-topic", "com.example"), HTTP2Header("apns-push-type", "alert", neverIndex: true)],
-                                       body: body)
+            let request = HTTP2Request(
+                authority: "localhost",
+                path: "/3/device/0123456789abcdef",
+                headers: [HTTP2Header("apns-topic", "com.example"), HTTP2Header("apns-push-type", "alert", neverIndex: true)],
+                body: body
+            )
             handler.submit(request).assumeIsolated().whenComplete { result in
                 switch result {
                 case .success(let response) where response.status == 200: self.result.succeeded += 1

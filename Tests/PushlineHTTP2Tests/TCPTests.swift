@@ -2,6 +2,7 @@ import NIOCore
 import NIOPosix
 import PushlineTestSupport
 import Testing
+
 @testable import PushlineHTTP2
 
 /// Client and server over real TCP on loopback (h2c with prior knowledge).

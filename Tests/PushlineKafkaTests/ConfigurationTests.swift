@@ -1,5 +1,5 @@
-import PushlineKafka
 import Logging
+import PushlineKafka
 import Testing
 
 @Suite struct ConfigurationTests {
@@ -26,7 +26,8 @@ import Testing
     @Test func consumerReportsEveryProblemAtOnceNamingEachProperty() {
         let configuration = consumer(
             ["enable.auto.offset.store": "true", "partition.assignment.strategy": "range", "max.poll.interval.ms": "5000"],
-            groupID: "")
+            groupID: ""
+        )
         #expect {
             try configuration.librdkafkaProperties()
         } throws: { error in

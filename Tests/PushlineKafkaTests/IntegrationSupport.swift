@@ -1,5 +1,5 @@
-import PushlineKafka
 import Logging
+import PushlineKafka
 import PushlineTestSupport
 import Synchronization
 
@@ -12,26 +12,43 @@ enum Integration {
     }
 
     static func consumerConfiguration(
-        _ broker: EmbeddedBroker, group: String, topic: String, drain: Duration = .seconds(10)
+        _ broker: EmbeddedBroker,
+        group: String,
+        topic: String,
+        drain: Duration = .seconds(10)
     ) -> KafkaConsumerConfiguration {
         KafkaConsumerConfiguration(
-            bootstrapServers: broker.bootstrapServers, groupID: group, topics: [topic],
-            properties: broker.clientProperties, revokeDrainTimeout: drain, maxBatchSize: 500)
+            bootstrapServers: broker.bootstrapServers,
+            groupID: group,
+            topics: [topic],
+            properties: broker.clientProperties,
+            revokeDrainTimeout: drain,
+            maxBatchSize: 500
+        )
     }
 
     /// Produces `count` records (key and value = the index), returns the end offset per partition
     /// from the delivery reports (the embedded broker's watermarks are not reliable).
     static func produce(
-        _ broker: EmbeddedBroker, topic: String, count: Int, partitions: [Int32]? = nil
+        _ broker: EmbeddedBroker,
+        topic: String,
+        count: Int,
+        partitions: [Int32]? = nil
     ) async throws -> [Int32: Int64] {
         let producer = try KafkaProducer(
-            configuration: KafkaProducerConfiguration(bootstrapServers: broker.bootstrapServers), logger: logger)
+            configuration: KafkaProducerConfiguration(bootstrapServers: broker.bootstrapServers),
+            logger: logger
+        )
         let reports = Mutex<[Result<DeliveryReport, KafkaError>]>([])
         let targets: [Int32?] = partitions ?? Array(repeating: nil, count: count)
         for (index, partition) in targets.enumerated() {
             let bytes = Array(String(index).utf8)
             try producer.send(
-                topic: topic, partition: partition, key: bytes, value: bytes, headers: [KafkaHeader(key: "index", value: bytes)]
+                topic: topic,
+                partition: partition,
+                key: bytes,
+                value: bytes,
+                headers: [KafkaHeader(key: "index", value: bytes)]
             ) { result in reports.withLock { $0.append(result) } }
         }
         try await producer.flush(timeout: .seconds(60))
@@ -62,12 +79,16 @@ final class ConsumerProbe: Sendable {
     private let loop = Locked<Task<Void, any Error>?>(nil)
 
     init(
-        _ configuration: KafkaConsumerConfiguration, seed: UInt64 = 1,
+        _ configuration: KafkaConsumerConfiguration,
+        seed: UInt64 = 1,
         shouldComplete: @escaping @Sendable (KafkaRecord) -> Bool = { _ in true },
         onStatistics: (@Sendable (String) -> Void)? = nil
     ) throws {
         let consumer = try KafkaConsumer(
-            configuration: configuration, logger: Integration.logger, onStatistics: onStatistics)
+            configuration: configuration,
+            logger: Integration.logger,
+            onStatistics: onStatistics
+        )
         self.consumer = consumer
         let seen = self.seen
         let task = Task {

@@ -1,5 +1,6 @@
-@testable import PushlineKafka
 import Testing
+
+@testable import PushlineKafka
 
 @Suite struct KafkaErrorTests {
     @Test func transientErrorsAreRetriable() {

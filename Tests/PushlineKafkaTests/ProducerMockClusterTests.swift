@@ -1,5 +1,5 @@
-import PushlineKafka
 import Logging
+import PushlineKafka
 import Synchronization
 import Testing
 
@@ -10,7 +10,9 @@ import Testing
         logger.logLevel = .warning
         let properties = ["test.mock.num.brokers": "1"].merging(extra) { $1 }
         return try KafkaProducer(
-            configuration: KafkaProducerConfiguration(bootstrapServers: "mock:9092", properties: properties), logger: logger)
+            configuration: KafkaProducerConfiguration(bootstrapServers: "mock:9092", properties: properties),
+            logger: logger
+        )
     }
 
     @Test func deliveryReportsCarryContiguousOffsetsPerPartition() async throws {
@@ -18,7 +20,9 @@ import Testing
         let reports = Mutex<[Result<DeliveryReport, KafkaError>]>([])
         for index in 0..<500 {
             try producer.send(
-                topic: "mock-topic", key: Array("k\(index % 17)".utf8), value: Array("v\(index)".utf8),
+                topic: "mock-topic",
+                key: Array("k\(index % 17)".utf8),
+                value: Array("v\(index)".utf8),
                 headers: [KafkaHeader(key: "n", value: Array("\(index)".utf8)), KafkaHeader(key: "empty", value: nil)]
             ) { result in reports.withLock { $0.append(result) } }
         }

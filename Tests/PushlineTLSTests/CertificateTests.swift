@@ -64,7 +64,11 @@ import Testing
     @Test func pkcs12IsReadableByOpenSSLCLI() throws {
         let pki = try TestPKI()
         defer { pki.removeFiles() }
-        guard let result = try runOpenSSLCLI(["pkcs12", "-in", pki.clientPKCS12File, "-passin", "pass:\(TestPKI.p12Password)", "-nokeys", "-clcerts"]) else {
+        guard
+            let result = try runOpenSSLCLI([
+                "pkcs12", "-in", pki.clientPKCS12File, "-passin", "pass:\(TestPKI.p12Password)", "-nokeys", "-clcerts",
+            ])
+        else {
             return
         }
         #expect(result.status == 0, "\(result.output)")

@@ -54,14 +54,20 @@ import Testing
 
         let ours = try ES256.sign(message, with: key)
         try Data(ES256.derSignature(fromRaw: ours)).write(to: URL(fileURLWithPath: path("ours.der")))
-        guard let verified = try runOpenSSLCLI(["dgst", "-sha256", "-verify", path("public.pem"), "-signature", path("ours.der"), path("message")]) else {
+        guard
+            let verified = try runOpenSSLCLI([
+                "dgst", "-sha256", "-verify", path("public.pem"), "-signature", path("ours.der"), path("message"),
+            ])
+        else {
             print("openssl CLI not installed: skipping the independent check")
             return
         }
         #expect(verified.status == 0, "\(verified.output)")
         #expect(verified.output.contains("Verified OK"))
 
-        let signed = try #require(try runOpenSSLCLI(["dgst", "-sha256", "-sign", path("AuthKey.p8"), "-out", path("theirs.der"), path("message")]))
+        let signed = try #require(
+            try runOpenSSLCLI(["dgst", "-sha256", "-sign", path("AuthKey.p8"), "-out", path("theirs.der"), path("message")])
+        )
         #expect(signed.status == 0, "\(signed.output)")
         let theirs = try ES256.rawSignature(fromDER: Array(Data(contentsOf: URL(fileURLWithPath: path("theirs.der")))))
         #expect(theirs.count == 64)

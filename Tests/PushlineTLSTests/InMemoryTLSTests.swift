@@ -102,8 +102,15 @@ import Testing
     @Test func clientCertificateSubjectIsExposedToTheServer() throws {
         let pki = try TestPKI()
         defer { pki.removeFiles() }
-        let identity = TLSConfiguration.Identity.pemFiles(certificateChain: pki.clientCertificateFile, privateKey: pki.clientKeyFile, password: nil)
-        let pair = try Pair(client: pki.clientConfiguration(identity: identity), server: pki.serverConfiguration(requireClientCertificate: true))
+        let identity = TLSConfiguration.Identity.pemFiles(
+            certificateChain: pki.clientCertificateFile,
+            privateKey: pki.clientKeyFile,
+            password: nil
+        )
+        let pair = try Pair(
+            client: pki.clientConfiguration(identity: identity),
+            server: pki.serverConfiguration(requireClientCertificate: true)
+        )
         try pair.connect()
         try pair.interact()
         let subject = try #require(pair.serverHandler.peerCertificate?.subject)

@@ -1,7 +1,7 @@
 import NIOCore
+import NIOPosix
 import PushlineTLS
 import PushlineTestCA
-import NIOPosix
 import Testing
 
 /// Real TLS over TCP on 127.0.0.1 (port 0) with NIOPosix bootstraps.
@@ -55,7 +55,8 @@ import Testing
 
     /// Runs `body` with a one-thread event loop group and a server, closing both afterwards.
     func withServer(
-        _ configuration: TLSConfiguration, echo: Bool = false,
+        _ configuration: TLSConfiguration,
+        echo: Bool = false,
         _ body: (any EventLoopGroup, Server) async throws -> Void
     ) async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -100,11 +101,17 @@ import Testing
     func clientCertificateAcceptedByServerRequiringIt(format: String) async throws {
         let pki = try TestPKI()
         defer { pki.removeFiles() }
-        let identity: TLSConfiguration.Identity = format == "pem"
+        let identity: TLSConfiguration.Identity =
+            format == "pem"
             ? .pemFiles(certificateChain: pki.clientCertificateFile, privateKey: pki.clientKeyFile, password: nil)
             : .pkcs12File(pki.clientPKCS12File, password: TestPKI.p12Password)
         try await withServer(pki.serverConfiguration(requireClientCertificate: true), echo: true) { group, server in
-            let client = try await Client(group: group, port: server.port, configuration: pki.clientConfiguration(identity: identity), expectedBytes: 5)
+            let client = try await Client(
+                group: group,
+                port: server.port,
+                configuration: pki.clientConfiguration(identity: identity),
+                expectedBytes: 5
+            )
             #expect(try await client.expectations.handshake.futureResult.get() == "h2")
             #expect(try await server.expectations.handshake.futureResult.get() == "h2")
             // A round trip proves the server accepted the certificate (TLS 1.3 rejects only after the client's handshake).
@@ -149,7 +156,10 @@ import Testing
                 return
             }
             // The server sends its CA along, so OpenSSL reports the untrusted self-signed root.
-            #expect(verification == "self-signed certificate in certificate chain" || verification == "unable to get local issuer certificate", "\(error)")
+            #expect(
+                verification == "self-signed certificate in certificate chain" || verification == "unable to get local issuer certificate",
+                "\(error)"
+            )
             #expect(stack.contains(reason: "certificate verify failed"))
             try await client.channel.closeFuture.get()
         }

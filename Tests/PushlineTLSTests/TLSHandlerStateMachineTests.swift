@@ -1,5 +1,6 @@
-@testable import PushlineTLS
 import Testing
+
+@testable import PushlineTLS
 
 @Suite struct TLSHandlerStateMachineTests {
     @Test func writesAndFlushesBeforeHandshakeAreDeferred() {

@@ -12,12 +12,14 @@ import Testing
 
     func backpressure(_ gate: InflightGate, patience: Duration, calls: Calls) -> Backpressure {
         Backpressure(
-            gate: gate, patience: patience,
+            gate: gate,
+            patience: patience,
             pause: {
                 calls.pauses.wrappingAdd(1, ordering: .relaxed)
                 calls.pausedContinuation.yield()
             },
-            resume: { calls.resumes.wrappingAdd(1, ordering: .relaxed) })
+            resume: { calls.resumes.wrappingAdd(1, ordering: .relaxed) }
+        )
     }
 
     @Test func belowTheLimitAJobStartsAtOnce() async {

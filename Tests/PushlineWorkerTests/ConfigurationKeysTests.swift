@@ -41,9 +41,15 @@ import Yams
         configuration.worker.invalidateOn = ["Unregistered", "ExpiredToken"]
         configuration.worker.allowInsecureKeyFiles = true
         configuration.log.format = "json"
-        configuration.apps["default"] = .init(bundleID: "com.example.app", auth: .token(keyFile: key, keyID: "ABC123DEFG", teamID: "DEF123GHIJ"))
+        configuration.apps["default"] = .init(
+            bundleID: "com.example.app",
+            auth: .token(keyFile: key, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
+        )
         configuration.apps["beta \"one\""] = .init(
-            bundleID: "com.example.beta", auth: .token(keyFile: key, keyID: "ABC123DEFG", teamID: "0123456789"), endpoint: "sandbox")
+            bundleID: "com.example.beta",
+            auth: .token(keyFile: key, keyID: "ABC123DEFG", teamID: "0123456789"),
+            endpoint: "sandbox"
+        )
 
         let printed = configuration.renderedYAML()
         let file = directory.appendingPathComponent("printed.yaml").path
@@ -97,7 +103,9 @@ import Yams
         }
         yaml += "apps:\n  a:\n    bundle_id: x\n    auth: {type: token, key_fil: x}\n"
         let tree = try #require(try Yams.compose(yaml: yaml))
-        #expect(ConfigurationSchema.unknownKeys(in: tree).sorted() == ["apps.a.auth.key_fil: unknown key", "worker.max_inflght: unknown key"])
+        #expect(
+            ConfigurationSchema.unknownKeys(in: tree).sorted() == ["apps.a.auth.key_fil: unknown key", "worker.max_inflght: unknown key"]
+        )
     }
 
     @Test func aSecretKeyIsRedactedWhenPrinted() {
@@ -128,6 +136,9 @@ import Yams
             try updated.write(toFile: path, atomically: true, encoding: .utf8)
             return
         }
-        #expect(updated == document, "docs/configuration.md is out of date: PUSHLINE_UPDATE_DOCS=1 swift test --filter ConfigurationKeysTests")
+        #expect(
+            updated == document,
+            "docs/configuration.md is out of date: PUSHLINE_UPDATE_DOCS=1 swift test --filter ConfigurationKeysTests"
+        )
     }
 }

@@ -1,5 +1,5 @@
-import PushlineAPNSCore
 import Foundation
+import PushlineAPNSCore
 import Testing
 
 @testable import PushlineWorker
@@ -89,7 +89,8 @@ import Testing
                   team_id: "DEF123GHIJ"
             worker:
               max_inflght: 5
-            """)
+            """
+        )
         #expect(lines.count == 3, "\(lines)")
         #expect(lines.contains { $0.hasPrefix("kafka.brokers:") })
         #expect(lines.contains { $0.hasPrefix("apns.connections:") })
@@ -124,7 +125,8 @@ import Testing
               default:
                 bundle_id: "b"
                 auth: {type: "token", key_file: "\(key)", key_id: "K", team_id: "T"}
-            """)
+            """
+        )
         #expect(lines.count == 1)
         #expect(lines.first?.hasPrefix("apns.endpoint:") == true)
     }
@@ -142,7 +144,8 @@ import Testing
               p12:
                 bundle_id: "b"
                 auth: {type: "certificate", p12_file: "\(p12)", p12_password_env: ""}
-            """)
+            """
+        )
         let configuration = try await ConfigurationLoader.load(file: file, environment: [:])
         #expect(configuration.apps["pem"]?.auth == .certificatePEM(certFile: cert, keyFile: cert))
         #expect(configuration.apps["p12"]?.auth == .certificatePKCS12(p12File: p12, passwordEnvironmentVariable: ""))

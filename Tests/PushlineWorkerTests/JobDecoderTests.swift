@@ -95,15 +95,19 @@ import Testing
             let padding = (0..<extra).map { #""x\#($0)":\#($0),"# }.joined()
             let job = try? decode(#"{\#(padding)"id":"j1","token":"\#(token)","priority":5,"payload":{}}"#).get()
             #expect(job?.id == "j1" && job?.priority == .powerConsiderate, "\(extra) extra members")
-            #expect(rejection(#"{"id":"1",\#(padding)"token":"\#(token)","id":"2","payload":{}}"#)?.code == .duplicateField,
-                    "\(extra) extra members")
+            #expect(
+                rejection(#"{"id":"1",\#(padding)"token":"\#(token)","id":"2","payload":{}}"#)?.code == .duplicateField,
+                "\(extra) extra members"
+            )
         }
     }
 
     @Test func rejectsOversizedAndHostileRecords() {
         let huge = [UInt8](repeating: UInt8(ascii: " "), count: 1_048_576)
         #expect(rejection(String(decoding: huge, as: UTF8.self))?.code == .recordTooLarge)
-        let deep = #"{"id":"1","token":"\#(token)","payload":"# + String(repeating: "{\"a\":", count: 10_000) + "1" + String(repeating: "}", count: 10_001)
+        let deep =
+            #"{"id":"1","token":"\#(token)","payload":"# + String(repeating: "{\"a\":", count: 10_000) + "1"
+            + String(repeating: "}", count: 10_001)
         #expect(rejection(deep)?.code == .invalidJSON)
         if case .failure(let rejection) = decoder.decode([0x7B, 0x22, 0x69, 0x64, 0x22, 0x3A, 0x22, 0xFF, 0x22, 0x7D]) {
             #expect(rejection.code == .invalidJSON)
@@ -120,14 +124,18 @@ import Testing
     /// Mutated and random records never trap: every input either decodes or is rejected with a reason.
     @Test func mutatedRecordsAreDecodedOrRejected() {
         var generator = SplitMix64(seed: 0x5eed)
-        let seed = Array(#"{"id":"c1","tokens":["\#(token)","00ff"],"priority":10,"payload":{"aps":{"alert":"hi","n":[1,2.5e3,null,true]}}}"#.utf8)
+        let seed = Array(
+            #"{"id":"c1","tokens":["\#(token)","00ff"],"priority":10,"payload":{"aps":{"alert":"hi","n":[1,2.5e3,null,true]}}}"#.utf8
+        )
         var decoded = 0
         var rejected = 0
         for _ in 0..<20_000 {
             let record = mutate(seed, using: &generator, fragments: [])
             switch decoder.decode(record) {
             case .success: decoded += 1
-            case .failure(let rejection): rejected += 1; #expect(!rejection.detail.isEmpty)
+            case .failure(let rejection):
+                rejected += 1
+                #expect(!rejection.detail.isEmpty)
             }
         }
         #expect(decoded + rejected == 20_000)
@@ -175,7 +183,8 @@ import Testing
             """
             \(reasonless) of \(inputs) inputs rejected without a reason; the first, input \(firstReasonless?.index ?? -1): \
             \(firstReasonless.map { String(decoding: $0.record, as: UTF8.self).debugDescription } ?? "") (\(replay))
-            """)
+            """
+        )
         #expect(inputs > 0, "no input tried (\(replay))")
     }
 }

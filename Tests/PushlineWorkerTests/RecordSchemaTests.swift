@@ -22,7 +22,9 @@ import Testing
         "unknown-app": (.unknownApp, "the apps are the worker's configuration, not part of the schema"),
         "id-129-bytes-utf8": (.invalidField, "the limit counts UTF-8 bytes; maxLength counts characters"),
         "collapse-id-65-bytes-utf8": (.invalidField, "the limit counts UTF-8 bytes; maxLength counts characters"),
-        "priority-integral-fraction": (.invalidField, "JSON Schema calls 10.0 an integer; the decoder wants integers written without a fraction"),
+        "priority-integral-fraction": (
+            .invalidField, "JSON Schema calls 10.0 an integer; the decoder wants integers written without a fraction"
+        ),
         "expiration-exponent": (.invalidField, "JSON Schema calls 1e3 an integer; the decoder wants integers written without an exponent"),
         "payload-4097-bytes": (.payloadTooLarge, "a schema cannot measure a value's size in bytes as written"),
         "payload-5121-bytes-voip": (.payloadTooLarge, "a schema cannot measure a value's size in bytes as written"),
@@ -89,7 +91,8 @@ import Testing
 
     /// A job whose payload is `payloadBytes` long, or nests `nesting` objects (the record itself
     /// is one more level).
-    static func job(_ label: String, tokens: Int = 1, payloadBytes: Int? = nil, pushType: String = "alert", nesting: Int? = nil) -> [UInt8] {
+    static func job(_ label: String, tokens: Int = 1, payloadBytes: Int? = nil, pushType: String = "alert", nesting: Int? = nil) -> [UInt8]
+    {
         var payload = "{}"
         if let payloadBytes {
             payload = #"{"a":""# + String(repeating: "x", count: payloadBytes - 8) + #""}"#
@@ -112,50 +115,163 @@ import Testing
         // Delivery records: through the template the pipeline uses and through `ResultRecord`.
         var deliveries: [[UInt8]] = []
         let template = DeliveryRecordTemplate(jobID: "c42-17", app: "default", source: source)
-        deliveries.append(template.encode(token: token, status: 200, reason: nil, apnsID: ids.next(), timestamp: nil, attempts: 1, latencyMilliseconds: 3.21))
+        deliveries.append(
+            template.encode(
+                token: token,
+                status: 200,
+                reason: nil,
+                apnsID: ids.next(),
+                timestamp: nil,
+                attempts: 1,
+                latencyMilliseconds: 3.21
+            )
+        )
         for (reason, status) in APNSReason.documented {
             let timestamp: Int64? = status == 410 ? 1_790_000_000_000 : nil
-            deliveries.append(template.encode(
-                token: token, status: status, reason: reason.rawValue, apnsID: ids.next(), timestamp: timestamp, attempts: 2,
-                latencyMilliseconds: 12.44))
+            deliveries.append(
+                template.encode(
+                    token: token,
+                    status: status,
+                    reason: reason.rawValue,
+                    apnsID: ids.next(),
+                    timestamp: timestamp,
+                    attempts: 2,
+                    latencyMilliseconds: 12.44
+                )
+            )
         }
-        deliveries.append(template.encode(token: token, status: 400, reason: "SomeFutureReason", apnsID: ids.next(), timestamp: nil, attempts: 1, latencyMilliseconds: 1))
+        deliveries.append(
+            template.encode(
+                token: token,
+                status: 400,
+                reason: "SomeFutureReason",
+                apnsID: ids.next(),
+                timestamp: nil,
+                attempts: 1,
+                latencyMilliseconds: 1
+            )
+        )
         for noResponse in [APNSOutcome.NoResponse.timeout, .connection, .expired] {
             let outcome = APNSOutcome(noResponse: noResponse, attempts: 5, latencyMilliseconds: 10_000)
-            deliveries.append(template.encode(
-                token: token, status: outcome.status, reason: outcome.reasonString, apnsID: ids.next(), timestamp: nil,
-                attempts: outcome.attempts, latencyMilliseconds: outcome.latencyMilliseconds))
+            deliveries.append(
+                template.encode(
+                    token: token,
+                    status: outcome.status,
+                    reason: outcome.reasonString,
+                    apnsID: ids.next(),
+                    timestamp: nil,
+                    attempts: outcome.attempts,
+                    latencyMilliseconds: outcome.latencyMilliseconds
+                )
+            )
         }
         // A job past its deadline before it was sent: no apns-id, no attempt.
         let expired = APNSOutcome(noResponse: .expired, attempts: 0, latencyMilliseconds: 0)
-        deliveries.append(template.encode(
-            token: token, status: expired.status, reason: expired.reasonString, apnsID: nil, timestamp: nil, attempts: 0, latencyMilliseconds: 0))
+        deliveries.append(
+            template.encode(
+                token: token,
+                status: expired.status,
+                reason: expired.reasonString,
+                apnsID: nil,
+                timestamp: nil,
+                attempts: 0,
+                latencyMilliseconds: 0
+            )
+        )
         // Held while the app was systemically refused: delivered after, hold limit, deadline.
-        deliveries.append(template.encode(token: token, status: 200, reason: nil, apnsID: ids.next(), timestamp: nil, attempts: 1, latencyMilliseconds: 65_000, heldMilliseconds: 60_000.04))
-        deliveries.append(template.encode(token: token, status: 403, reason: "InvalidProviderToken", apnsID: ids.next(), timestamp: nil, attempts: 1, latencyMilliseconds: 600_000, heldMilliseconds: 599_999.9))
-        deliveries.append(template.encode(token: token, status: 0, reason: "expired", apnsID: ids.next(), timestamp: nil, attempts: 1, latencyMilliseconds: 30_000, final: true, heldMilliseconds: 29_000))
-        deliveries.append(template.encode(token: "00", status: 200, reason: nil, apnsID: ids.next(), timestamp: nil, attempts: 1, latencyMilliseconds: 1, final: false))
+        deliveries.append(
+            template.encode(
+                token: token,
+                status: 200,
+                reason: nil,
+                apnsID: ids.next(),
+                timestamp: nil,
+                attempts: 1,
+                latencyMilliseconds: 65_000,
+                heldMilliseconds: 60_000.04
+            )
+        )
+        deliveries.append(
+            template.encode(
+                token: token,
+                status: 403,
+                reason: "InvalidProviderToken",
+                apnsID: ids.next(),
+                timestamp: nil,
+                attempts: 1,
+                latencyMilliseconds: 600_000,
+                heldMilliseconds: 599_999.9
+            )
+        )
+        deliveries.append(
+            template.encode(
+                token: token,
+                status: 0,
+                reason: "expired",
+                apnsID: ids.next(),
+                timestamp: nil,
+                attempts: 1,
+                latencyMilliseconds: 30_000,
+                final: true,
+                heldMilliseconds: 29_000
+            )
+        )
+        deliveries.append(
+            template.encode(
+                token: "00",
+                status: 200,
+                reason: nil,
+                apnsID: ids.next(),
+                timestamp: nil,
+                attempts: 1,
+                latencyMilliseconds: 1,
+                final: false
+            )
+        )
         let escaped = ResultRecord.Delivery(
-            jobID: "quote\" slash\\ newline\n é", token: token.uppercased(), app: "news", status: 410, reason: "Unregistered",
-            apnsID: ids.next().uppercased(), timestamp: 1_790_000_000_000, attempts: 1, latencyMilliseconds: 0.05,
-            source: RecordSource(topic: "push.jobs.urgent", partition: 0, offset: 0))
+            jobID: "quote\" slash\\ newline\n é",
+            token: token.uppercased(),
+            app: "news",
+            status: 410,
+            reason: "Unregistered",
+            apnsID: ids.next().uppercased(),
+            timestamp: 1_790_000_000_000,
+            attempts: 1,
+            latencyMilliseconds: 0.05,
+            source: RecordSource(topic: "push.jobs.urgent", partition: 0, offset: 0)
+        )
         deliveries.append(ResultRecord.delivery(escaped).encoded())
 
         // Invalidations, as the pipeline makes them (ExpiredToken reported as itself when only
         // it is in worker.invalidate_on).
         let invalidations = [
-            ResultRecord.tokenInvalidated(.init(token: token, app: "default", topic: "com.example.app", reason: "Unregistered", invalidSince: 1_790_000_000_000, jobID: "c42-17")),
-            ResultRecord.tokenInvalidated(.init(token: "00ff", app: "news", topic: "com.example.news.voip", reason: "ExpiredToken", invalidSince: nil, jobID: "j\"1")),
+            ResultRecord.tokenInvalidated(
+                .init(
+                    token: token,
+                    app: "default",
+                    topic: "com.example.app",
+                    reason: "Unregistered",
+                    invalidSince: 1_790_000_000_000,
+                    jobID: "c42-17"
+                )
+            ),
+            ResultRecord.tokenInvalidated(
+                .init(token: "00ff", app: "news", topic: "com.example.news.voip", reason: "ExpiredToken", invalidSince: nil, jobID: "j\"1")
+            ),
         ].map { $0.encoded() }
 
         // Rejections: the decoder's own, for every record of the rejected corpus.
         var rejections: [[UInt8]] = []
         for line in try Self.lines(Self.corpus.appendingPathComponent("jobs-rejected.jsonl")) + Self.generatedRejected() {
             if case .failure(let rejection) = decoder.decode(line) {
-                rejections.append(ResultRecord.rejected(.init(jobID: rejection.jobID, error: rejection.description, source: source)).encoded())
+                rejections.append(
+                    ResultRecord.rejected(.init(jobID: rejection.jobID, error: rejection.description, source: source)).encoded()
+                )
             }
         }
-        let tooLarge = JobDecoder(bundleIDs: ["default": "com.example.app"], maxRecordBytes: 1024).decode(Array(repeating: 0x20, count: 1025))
+        let tooLarge = JobDecoder(bundleIDs: ["default": "com.example.app"], maxRecordBytes: 1024).decode(
+            Array(repeating: 0x20, count: 1025)
+        )
         if case .failure(let rejection) = tooLarge {
             rejections.append(ResultRecord.rejected(.init(jobID: nil, error: rejection.description, source: source)).encoded())
         }
@@ -164,9 +280,12 @@ import Testing
 
         let directory = try ProjectPaths.temporaryDirectory("pushline-schema")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let files = try Self.write(directory, [
-            "delivery.jsonl": deliveries, "token_invalidated.jsonl": invalidations, "rejected.jsonl": rejections,
-        ])
+        let files = try Self.write(
+            directory,
+            [
+                "delivery.jsonl": deliveries, "token_invalidated.jsonl": invalidations, "rejected.jsonl": rejections,
+            ]
+        )
         try Self.validate([
             "--valid", "delivery.schema.json", files["delivery.jsonl"]!,
             "--valid", "token_invalidated.schema.json", files["token_invalidated.jsonl"]!,

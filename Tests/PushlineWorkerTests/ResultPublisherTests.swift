@@ -15,8 +15,10 @@ import Testing
         let producer = try KafkaProducer(
             configuration: KafkaProducerConfiguration(
                 bootstrapServers: "mock:9092",
-                properties: ["test.mock.num.brokers": "1", "queue.buffering.max.messages": "5", "linger.ms": "1"]),
-            logger: logger)
+                properties: ["test.mock.num.brokers": "1", "queue.buffering.max.messages": "5", "linger.ms": "1"]
+            ),
+            logger: logger
+        )
         let publisher = ResultPublisher(producer: producer, logger: logger, metrics: WorkerMetrics())
         let retries = Task { await publisher.retryLoop() }
         let total = 300

@@ -11,16 +11,42 @@ import Testing
     }
 
     @Test func deliveryHasEveryContractField() throws {
-        let record = ResultRecord.delivery(.init(
-            jobID: "c42-17", token: "ab", app: "default", status: 410, reason: "Unregistered",
-            apnsID: "123e4567-e89b-12d3-a456-426655440000", timestamp: 1_790_000_000_000, attempts: 1,
-            latencyMilliseconds: 12.44, source: source))
+        let record = ResultRecord.delivery(
+            .init(
+                jobID: "c42-17",
+                token: "ab",
+                app: "default",
+                status: 410,
+                reason: "Unregistered",
+                apnsID: "123e4567-e89b-12d3-a456-426655440000",
+                timestamp: 1_790_000_000_000,
+                attempts: 1,
+                latencyMilliseconds: 12.44,
+                source: source
+            )
+        )
         let text = String(decoding: record.encoded(), as: UTF8.self)
-        #expect(text == #"{"type":"delivery","job_id":"c42-17","token":"ab","app":"default","status":410,"reason":"Unregistered","apns_id":"123e4567-e89b-12d3-a456-426655440000","timestamp":1790000000000,"attempts":1,"latency_ms":12.4,"final":true,"source":{"topic":"push.jobs","partition":3,"offset":1234}}"#)
+        #expect(
+            text
+                == #"{"type":"delivery","job_id":"c42-17","token":"ab","app":"default","status":410,"reason":"Unregistered","apns_id":"123e4567-e89b-12d3-a456-426655440000","timestamp":1790000000000,"attempts":1,"latency_ms":12.4,"final":true,"source":{"topic":"push.jobs","partition":3,"offset":1234}}"#
+        )
         #expect(record.key == "c42-17")
-        let success = try object(.delivery(.init(
-            jobID: "j", token: "ab", app: "a", status: 200, reason: nil, apnsID: nil, timestamp: nil,
-            attempts: 2, latencyMilliseconds: 0.05, source: source)))
+        let success = try object(
+            .delivery(
+                .init(
+                    jobID: "j",
+                    token: "ab",
+                    app: "a",
+                    status: 200,
+                    reason: nil,
+                    apnsID: nil,
+                    timestamp: nil,
+                    attempts: 2,
+                    latencyMilliseconds: 0.05,
+                    source: source
+                )
+            )
+        )
         #expect(success["reason"] is NSNull)
         #expect(success["timestamp"] is NSNull)
         #expect(success["latency_ms"] as? Double == 0.1)
@@ -28,8 +54,17 @@ import Testing
 
     @Test func aHeldDeliveryCarriesHeldMilliseconds() throws {
         var delivery = ResultRecord.Delivery(
-            jobID: "j", token: "ab", app: "a", status: 200, reason: nil, apnsID: nil, timestamp: nil,
-            attempts: 1, latencyMilliseconds: 1, source: source)
+            jobID: "j",
+            token: "ab",
+            app: "a",
+            status: 200,
+            reason: nil,
+            apnsID: nil,
+            timestamp: nil,
+            attempts: 1,
+            latencyMilliseconds: 1,
+            source: source
+        )
         #expect(try object(.delivery(delivery))["held_ms"] == nil)
         delivery.heldMilliseconds = 1234.56
         #expect(try object(.delivery(delivery))["held_ms"] as? Double == 1234.6)
@@ -40,9 +75,20 @@ import Testing
     @Test func recordsLongerThanTheirEstimateAreWholeAndValid() throws {
         for repeats in [0, 1, 40, 400] {
             let reason = String(repeating: "\"\n\u{01}é", count: repeats)
-            let record = ResultRecord.delivery(.init(
-                jobID: "j\u{7}", token: "ab", app: "default", status: 0, reason: reason, apnsID: reason,
-                timestamp: Int64.max, attempts: Int.max, latencyMilliseconds: 1e15, source: source))
+            let record = ResultRecord.delivery(
+                .init(
+                    jobID: "j\u{7}",
+                    token: "ab",
+                    app: "default",
+                    status: 0,
+                    reason: reason,
+                    apnsID: reason,
+                    timestamp: Int64.max,
+                    attempts: Int.max,
+                    latencyMilliseconds: 1e15,
+                    source: source
+                )
+            )
             let decoded = try object(record)
             #expect(decoded["reason"] as? String == reason, "\(repeats)")
             #expect(decoded["apns_id"] as? String == reason, "\(repeats)")
@@ -53,9 +99,16 @@ import Testing
     }
 
     @Test func invalidationAndRejectionShapes() throws {
-        let invalidated = ResultRecord.tokenInvalidated(.init(
-            token: "ab", app: "default", topic: "com.example.app", reason: "Unregistered",
-            invalidSince: 1_790_000_000_000, jobID: "c42-17"))
+        let invalidated = ResultRecord.tokenInvalidated(
+            .init(
+                token: "ab",
+                app: "default",
+                topic: "com.example.app",
+                reason: "Unregistered",
+                invalidSince: 1_790_000_000_000,
+                jobID: "c42-17"
+            )
+        )
         let object = try object(invalidated)
         #expect(object["type"] as? String == "token_invalidated")
         #expect(object["invalid_since"] as? Int == 1_790_000_000_000)

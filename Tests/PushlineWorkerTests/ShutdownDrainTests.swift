@@ -7,7 +7,11 @@ import Testing
     @Test func endsWhenTheLastJobCompletes() async {
         let active = WaitableCount(2)
         let drain = ShutdownDrain(
-            activeJobs: active, timeout: .seconds(3600), onlyHeldWorkLeft: { false }, holdChanged: ChangeSignal())
+            activeJobs: active,
+            timeout: .seconds(3600),
+            onlyHeldWorkLeft: { false },
+            holdChanged: ChangeSignal()
+        )
         let ending = Task { await drain.run() }
         active.subtract(1)
         active.subtract(1)
@@ -18,8 +22,11 @@ import Testing
         let held = Atomic<Bool>(false)
         let holdChanged = ChangeSignal()
         let drain = ShutdownDrain(
-            activeJobs: WaitableCount(1), timeout: .seconds(3600), onlyHeldWorkLeft: { held.load(ordering: .relaxed) },
-            holdChanged: holdChanged)
+            activeJobs: WaitableCount(1),
+            timeout: .seconds(3600),
+            onlyHeldWorkLeft: { held.load(ordering: .relaxed) },
+            holdChanged: holdChanged
+        )
         let ending = Task { await drain.run() }
         held.store(true, ordering: .relaxed)
         holdChanged.signal()
@@ -32,8 +39,11 @@ import Testing
         let otherAppIdle = Atomic<Bool>(false)
         let active = WaitableCount(2)
         let drain = ShutdownDrain(
-            activeJobs: active, timeout: .seconds(3600), onlyHeldWorkLeft: { otherAppIdle.load(ordering: .relaxed) },
-            holdChanged: ChangeSignal())
+            activeJobs: active,
+            timeout: .seconds(3600),
+            onlyHeldWorkLeft: { otherAppIdle.load(ordering: .relaxed) },
+            holdChanged: ChangeSignal()
+        )
         let ending = Task { await drain.run() }
         otherAppIdle.store(true, ordering: .relaxed)
         active.subtract(1)
@@ -42,7 +52,11 @@ import Testing
 
     @Test func endsAtTheTimeoutWithWorkLeft() async {
         let drain = ShutdownDrain(
-            activeJobs: WaitableCount(1), timeout: .zero, onlyHeldWorkLeft: { false }, holdChanged: ChangeSignal())
+            activeJobs: WaitableCount(1),
+            timeout: .zero,
+            onlyHeldWorkLeft: { false },
+            holdChanged: ChangeSignal()
+        )
         #expect(await drain.run() == .timedOut)
     }
 }

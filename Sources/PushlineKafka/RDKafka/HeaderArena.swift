@@ -29,11 +29,13 @@ struct HeaderArena {
                 position += bytes.count
                 return start
             }
-            fields.append(.field(RD_KAFKA_VTYPE_HEADER) {
-                $0.header.name = UnsafePointer(name.assumingMemoryBound(to: CChar.self))
-                $0.header.val = UnsafeRawPointer(value)
-                $0.header.size = header.value.map { $0.count } ?? -1
-            })
+            fields.append(
+                .field(RD_KAFKA_VTYPE_HEADER) {
+                    $0.header.name = UnsafePointer(name.assumingMemoryBound(to: CChar.self))
+                    $0.header.val = UnsafeRawPointer(value)
+                    $0.header.size = header.value.map { $0.count } ?? -1
+                }
+            )
         }
         return body(fields)
     }

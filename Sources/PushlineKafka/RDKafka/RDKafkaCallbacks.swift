@@ -75,7 +75,12 @@ private func rdkafkaErrorCallback(handle: OpaquePointer?, err: Int32, reason: Un
     }
 }
 
-private func rdkafkaStatisticsCallback(handle: OpaquePointer?, json: UnsafeMutablePointer<CChar>?, length: Int, opaque: UnsafeMutableRawPointer?) -> Int32 {
+private func rdkafkaStatisticsCallback(
+    handle: OpaquePointer?,
+    json: UnsafeMutablePointer<CChar>?,
+    length: Int,
+    opaque: UnsafeMutableRawPointer?
+) -> Int32 {
     guard let callbacks = RDKafkaCallbacks.from(opaque), let json else { return 0 }
     let text = UnsafeRawBufferPointer(start: json, count: length).withMemoryRebound(to: UInt8.self) {
         String(decoding: $0, as: UTF8.self)
@@ -85,7 +90,9 @@ private func rdkafkaStatisticsCallback(handle: OpaquePointer?, json: UnsafeMutab
 }
 
 private func rdkafkaRebalanceCallback(
-    handle: OpaquePointer?, err: rd_kafka_resp_err_t, partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?,
+    handle: OpaquePointer?,
+    err: rd_kafka_resp_err_t,
+    partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?,
     opaque: UnsafeMutableRawPointer?
 ) {
     guard let handle, let partitions, let callbacks = RDKafkaCallbacks.from(opaque) else { return }
@@ -98,7 +105,8 @@ private func rdkafkaRebalanceCallback(
     }
 }
 
-private func rdkafkaDeliveryCallback(handle: OpaquePointer?, message: UnsafePointer<rd_kafka_message_t>?, opaque: UnsafeMutableRawPointer?) {
+private func rdkafkaDeliveryCallback(handle: OpaquePointer?, message: UnsafePointer<rd_kafka_message_t>?, opaque: UnsafeMutableRawPointer?)
+{
     guard let message, let box = message.pointee._private else { return }
     // The producer passed a retained box as the per-message opaque; take it back exactly once here.
     let delivery = Unmanaged<DeliveryBox>.fromOpaque(box).takeRetainedValue()
@@ -106,9 +114,14 @@ private func rdkafkaDeliveryCallback(handle: OpaquePointer?, message: UnsafePoin
     if message.pointee.err == RD_KAFKA_RESP_ERR_NO_ERROR {
         var type = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE
         let timestamp = rd_kafka_message_timestamp(message, &type)
-        result = .success(DeliveryReport(
-            topic: delivery.topic, partition: message.pointee.partition, offset: message.pointee.offset,
-            timestampMilliseconds: type == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE ? nil : timestamp))
+        result = .success(
+            DeliveryReport(
+                topic: delivery.topic,
+                partition: message.pointee.partition,
+                offset: message.pointee.offset,
+                timestampMilliseconds: type == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE ? nil : timestamp
+            )
+        )
     } else if message.pointee.err == RD_KAFKA_RESP_ERR__FATAL, let handle, let fatal = KafkaError.fatalError(of: handle) {
         result = .failure(fatal)
     } else {

@@ -17,7 +17,10 @@ final class RDKafkaClient: @unchecked Sendable {
 
     /// Creates a consumer or producer; every bad property is reported at once.
     static func make(
-        type: rd_kafka_type_t, properties: [String: String], logger: Logger, onStatistics: (@Sendable (String) -> Void)?
+        type: rd_kafka_type_t,
+        properties: [String: String],
+        logger: Logger,
+        onStatistics: (@Sendable (String) -> Void)?
     ) throws(KafkaError) -> RDKafkaClient {
         let conf = try makeConf(properties)
         let callbacks = RDKafkaCallbacks(logger: logger, onStatistics: onStatistics)

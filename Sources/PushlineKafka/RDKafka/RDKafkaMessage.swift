@@ -29,9 +29,12 @@ struct CopiedMessage {
         var bytes: UnsafeRawPointer?
         var size = 0
         while rd_kafka_header_get_all(list, index, &name, &bytes, &size) == RD_KAFKA_RESP_ERR_NO_ERROR {
-            headers.append(KafkaHeader(
-                key: name.map { String(cString: $0) } ?? "",
-                value: bytes.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: size)) }))
+            headers.append(
+                KafkaHeader(
+                    key: name.map { String(cString: $0) } ?? "",
+                    value: bytes.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: size)) }
+                )
+            )
             index += 1
         }
     }

@@ -96,7 +96,9 @@ struct ConfigurationFile {
     }
 
     private static func content<Root>(
-        of node: Node, for field: ConfigurationKey<Root>.Field, key: String
+        of node: Node,
+        for field: ConfigurationKey<Root>.Field,
+        key: String
     ) -> Result<ConfigContent, Problem> {
         switch field {
         case .string:

@@ -24,8 +24,12 @@ struct ConfigurationKey<Root: Sendable>: Sendable {
     let advice: String
 
     init(
-        _ name: String, _ field: Field, rule: ConfigurationRule = .any, secret: Bool = false,
-        _ summary: String, change advice: String
+        _ name: String,
+        _ field: Field,
+        rule: ConfigurationRule = .any,
+        secret: Bool = false,
+        _ summary: String,
+        change advice: String
     ) {
         self.name = name
         self.field = field

@@ -14,110 +14,230 @@ enum ConfigurationKeys {
 
     /// Keys outside `apps`.
     static let global: [Key] = [
-        Key("kafka.brokers", .string(\.kafka.brokers), rule: .nonEmpty(hint: "give host:port[,host:port...]"),
+        Key(
+            "kafka.brokers",
+            .string(\.kafka.brokers),
+            rule: .nonEmpty(hint: "give host:port[,host:port...]"),
             "bootstrap servers, `host:port[,host:port…]` (librdkafka `bootstrap.servers`)",
-            change: "always, outside a laptop"),
-        Key("kafka.group_id", .string(\.kafka.groupID), rule: .nonEmpty(),
+            change: "always, outside a laptop"
+        ),
+        Key(
+            "kafka.group_id",
+            .string(\.kafka.groupID),
+            rule: .nonEmpty(),
             "consumer group; every worker of one deployment uses the same value",
-            change: "to run a second, independent deployment on the same topics"),
-        Key("kafka.jobs_topic", .string(\.kafka.jobsTopic), rule: .nonEmpty(),
+            change: "to run a second, independent deployment on the same topics"
+        ),
+        Key(
+            "kafka.jobs_topic",
+            .string(\.kafka.jobsTopic),
+            rule: .nonEmpty(),
             "where jobs are read",
-            change: "to match your topic names"),
-        Key("kafka.results_topic", .string(\.kafka.resultsTopic), rule: .nonEmpty(),
+            change: "to match your topic names"
+        ),
+        Key(
+            "kafka.results_topic",
+            .string(\.kafka.resultsTopic),
+            rule: .nonEmpty(),
             "delivery, `token_invalidated` and `rejected` records ([records.md](records.md)); must differ from `jobs_topic`",
-            change: "to match your topic names"),
-        Key("kafka.invalidations_topic", .string(\.kafka.invalidationsTopic),
+            change: "to match your topic names"
+        ),
+        Key(
+            "kafka.invalidations_topic",
+            .string(\.kafka.invalidationsTopic),
             "when set, `token_invalidated` records also go here, keyed by token; `\"\"` = results topic only",
-            change: "when a token-hygiene service should read only invalidations (a compacted topic works well)"),
-        Key("kafka.dead_letter_topic", .string(\.kafka.deadLetterTopic), rule: .nonEmpty(),
+            change: "when a token-hygiene service should read only invalidations (a compacted topic works well)"
+        ),
+        Key(
+            "kafka.dead_letter_topic",
+            .string(\.kafka.deadLetterTopic),
+            rule: .nonEmpty(),
             "byte-for-byte copies of rejected jobs with a `pushline-error` header; must differ from `jobs_topic`",
-            change: "to match your topic names"),
+            change: "to match your topic names"
+        ),
 
-        Key("apns.endpoint", .string(\.apns.endpoint), rule: .endpoint(optional: false),
+        Key(
+            "apns.endpoint",
+            .string(\.apns.endpoint),
+            rule: .endpoint(optional: false),
             "`production` is api.push.apple.com:443, `sandbox` is api.sandbox.push.apple.com:443; `HOST:PORT` names another server",
-            change: "`sandbox` for development builds; `HOST:PORT` for `pushline mock-apns`"),
-        Key("apns.ca_file", .string(\.apns.caFile), rule: .readableFileOrEmpty,
+            change: "`sandbox` for development builds; `HOST:PORT` for `pushline mock-apns`"
+        ),
+        Key(
+            "apns.ca_file",
+            .string(\.apns.caFile),
+            rule: .readableFileOrEmpty,
             "extra trusted CA (PEM), added to the system trust store; required by every `HOST:PORT` endpoint (TLS is never switched off)",
-            change: "with a custom endpoint, e.g. the mock's `ca.pem`"),
-        Key("apns.connections", .integer(\.apns.connections), rule: .range(1...64),
+            change: "with a custom endpoint, e.g. the mock's `ca.pem`"
+        ),
+        Key(
+            "apns.connections",
+            .integer(\.apns.connections),
+            rule: .range(1...64),
             "HTTP/2 connections per app, opened at start and kept open",
-            change: "for more throughput per worker ([operations.md](operations.md#tuning))"),
-        Key("apns.max_streams_per_connection", .integer(\.apns.maxStreamsPerConnection), rule: .range(1...100_000),
+            change: "for more throughput per worker ([operations.md](operations.md#tuning))"
+        ),
+        Key(
+            "apns.max_streams_per_connection",
+            .integer(\.apns.maxStreamsPerConnection),
+            rule: .range(1...100_000),
             "cap on concurrent streams per connection; the server's SETTINGS_MAX_CONCURRENT_STREAMS wins when lower",
-            change: "lower it to limit load on a test server; raising it above what APNs advertises has no effect"),
-        Key("apns.request_timeout_ms", .integer(\.apns.requestTimeoutMilliseconds), rule: .range(100...600_000),
+            change: "lower it to limit load on a test server; raising it above what APNs advertises has no effect"
+        ),
+        Key(
+            "apns.request_timeout_ms",
+            .integer(\.apns.requestTimeoutMilliseconds),
+            rule: .range(100...600_000),
             "per-attempt deadline; on expiry the stream is reset and the attempt counts as failed",
-            change: "raise it for slow custom endpoints"),
-        Key("apns.max_attempts", .integer(\.apns.maxAttempts), rule: .range(1...50),
+            change: "raise it for slow custom endpoints"
+        ),
+        Key(
+            "apns.max_attempts",
+            .integer(\.apns.maxAttempts),
+            rule: .range(1...50),
             "attempts per notification for retryable outcomes, the first one included; answers received while the app is held do not count",
-            change: "`1` disables retries"),
-        Key("apns.hold_min_systemic", .integer(\.apns.holdMinimumSystemic), rule: .range(1...100_000),
+            change: "`1` disables retries"
+        ),
+        Key(
+            "apns.hold_min_systemic",
+            .integer(\.apns.holdMinimumSystemic),
+            rule: .range(1...100_000),
             "systemic APNs answers (auth, topic, 5xx, transport) in the last 2 s before the app may be held ([apns.md](apns.md#systemic-faults))",
-            change: "raise it to hold only on bigger storms"),
-        Key("apns.hold_percent", .integer(\.apns.holdPercent), rule: .range(1...100),
+            change: "raise it to hold only on bigger storms"
+        ),
+        Key(
+            "apns.hold_percent",
+            .integer(\.apns.holdPercent),
+            rule: .range(1...100),
             "the share of systemic answers in the last 2 s that holds the app, in percent",
-            change: "lower it to hold sooner during partial outages"),
-        Key("apns.hold_limit_ms", .integer(\.apns.holdLimitMilliseconds), rule: .range(1000...86_400_000, note: "1 s to 24 h"),
+            change: "lower it to hold sooner during partial outages"
+        ),
+        Key(
+            "apns.hold_limit_ms",
+            .integer(\.apns.holdLimitMilliseconds),
+            rule: .range(1000...86_400_000, note: "1 s to 24 h"),
             "how long one notification may wait in a hold before it is finalized with the last systemic answer and `held_ms`",
-            change: "lower it when late notifications are worthless; raise it to ride out longer incidents"),
+            change: "lower it when late notifications are worthless; raise it to ride out longer incidents"
+        ),
 
-        Key("worker.max_inflight", .integer(\.worker.maxInflight), rule: .atLeast(1),
+        Key(
+            "worker.max_inflight",
+            .integer(\.worker.maxInflight),
+            rule: .atLeast(1),
             "notifications in flight (sent, or waiting for Kafka to acknowledge their results) before the worker pauses its partitions; it resumes at 75%",
-            change: "[tuning](operations.md#tuning)"),
-        Key("worker.shutdown_timeout_ms", .integer(\.worker.shutdownTimeoutMilliseconds), rule: .atLeast(0),
+            change: "[tuning](operations.md#tuning)"
+        ),
+        Key(
+            "worker.shutdown_timeout_ms",
+            .integer(\.worker.shutdownTimeoutMilliseconds),
+            rule: .atLeast(0),
             "how long SIGTERM/SIGINT waits for in-flight work; also caps the rebalance drain at `min(this, 20 s)`",
-            change: "keep it below the orchestrator's grace period ([operations.md](operations.md#shutdown))"),
-        Key("worker.invalidate_on", .strings(\.worker.invalidateOn), rule: .tokenGoneReasons,
+            change: "keep it below the orchestrator's grace period ([operations.md](operations.md#shutdown))"
+        ),
+        Key(
+            "worker.invalidate_on",
+            .strings(\.worker.invalidateOn),
+            rule: .tokenGoneReasons,
             "reasons that emit `token_invalidated`; `Unregistered` also covers `ExpiredToken`; from the environment, a comma list",
-            change: "see the note below"),
-        Key("worker.max_job_bytes", .integer(\.worker.maxJobBytes), rule: .atLeast(1024),
+            change: "see the note below"
+        ),
+        Key(
+            "worker.max_job_bytes",
+            .integer(\.worker.maxJobBytes),
+            rule: .atLeast(1024),
             "larger job records are rejected as `record_too_large`",
-            change: "to accept larger jobs (mind the broker's `message.max.bytes`)"),
-        Key("worker.allow_insecure_key_files", .boolean(\.worker.allowInsecureKeyFiles),
+            change: "to accept larger jobs (mind the broker's `message.max.bytes`)"
+        ),
+        Key(
+            "worker.allow_insecure_key_files",
+            .boolean(\.worker.allowInsecureKeyFiles),
             "start even if a `.p8` is readable by group or others",
-            change: "see [Secrets](#secrets)"),
+            change: "see [Secrets](#secrets)"
+        ),
 
-        Key("metrics.listen", .string(\.metrics.listen), rule: .hostPortOrOff,
+        Key(
+            "metrics.listen",
+            .string(\.metrics.listen),
+            rule: .hostPortOrOff,
             "where `/metrics`, `/healthz` and `/readyz` are served (`[v6]:PORT` works); `\"\"` = no HTTP server at all (no probes either)",
-            change: "`0.0.0.0:9464` in a container"),
+            change: "`0.0.0.0:9464` in a container"
+        ),
 
-        Key("log.level", .string(\.log.level), rule: .oneOf(["trace", "debug", "info", "notice", "warning", "error", "critical"]),
+        Key(
+            "log.level",
+            .string(\.log.level),
+            rule: .oneOf(["trace", "debug", "info", "notice", "warning", "error", "critical"]),
             "the lowest level logged",
-            change: "`debug` to see connection events"),
-        Key("log.format", .string(\.log.format), rule: .oneOf(["json", "text", "auto"]),
+            change: "`debug` to see connection events"
+        ),
+        Key(
+            "log.format",
+            .string(\.log.format),
+            rule: .oneOf(["json", "text", "auto"]),
             "`json` is one object per line; `auto` is text when standard error is a terminal, JSON otherwise",
-            change: "to force one format"),
+            change: "to force one format"
+        ),
     ]
 
     /// Keys under `apps.NAME`.
     static let app: [AppKey] = [
-        AppKey("bundle_id", .string(\.bundleID), rule: .nonEmpty(),
+        AppKey(
+            "bundle_id",
+            .string(\.bundleID),
+            rule: .nonEmpty(),
             "the app's bundle id; default `apns-topic` base",
-            change: "always"),
-        AppKey("endpoint", .string(\.endpoint), rule: .endpoint(optional: true),
+            change: "always"
+        ),
+        AppKey(
+            "endpoint",
+            .string(\.endpoint),
+            rule: .endpoint(optional: true),
             "per-app override of `apns.endpoint`; `\"\"` = use `apns.endpoint`",
-            change: "e.g. one sandbox app among production apps"),
-        AppKey("auth.type", .string(\.authType), rule: .oneOf(["token", "certificate"]),
+            change: "e.g. one sandbox app among production apps"
+        ),
+        AppKey(
+            "auth.type",
+            .string(\.authType),
+            rule: .oneOf(["token", "certificate"]),
             "how the app proves itself to APNs: a token signed with a `.p8` key, or a client certificate",
-            change: "certificate trust"),
-        AppKey("auth.key_file", .string(\.keyFile),
+            change: "certificate trust"
+        ),
+        AppKey(
+            "auth.key_file",
+            .string(\.keyFile),
             "token: the `.p8` signing key; certificate (PEM): the certificate's private key",
-            change: "always"),
-        AppKey("auth.key_id", .string(\.keyID),
+            change: "always"
+        ),
+        AppKey(
+            "auth.key_id",
+            .string(\.keyID),
             "token: the 10-character key id",
-            change: "token"),
-        AppKey("auth.team_id", .string(\.teamID),
+            change: "token"
+        ),
+        AppKey(
+            "auth.team_id",
+            .string(\.teamID),
             "token: the 10-character team id",
-            change: "token"),
-        AppKey("auth.cert_file", .string(\.certFile),
+            change: "token"
+        ),
+        AppKey(
+            "auth.cert_file",
+            .string(\.certFile),
             "certificate (PEM): the certificate chain",
-            change: "certificate, PEM"),
-        AppKey("auth.p12_file", .string(\.p12File),
+            change: "certificate, PEM"
+        ),
+        AppKey(
+            "auth.p12_file",
+            .string(\.p12File),
             "certificate (PKCS#12): certificate and key in one file",
-            change: "certificate, PKCS#12"),
-        AppKey("auth.p12_password_env", .string(\.p12PasswordEnvironmentVariable),
+            change: "certificate, PKCS#12"
+        ),
+        AppKey(
+            "auth.p12_password_env",
+            .string(\.p12PasswordEnvironmentVariable),
             "the **name** of the environment variable that holds the PKCS#12 password; `\"\"` = empty password",
-            change: "protected `.p12` files"),
+            change: "protected `.p12` files"
+        ),
     ]
 
     /// Keys of a section that are not in the table: `kafka.properties` (a mapping of librdkafka

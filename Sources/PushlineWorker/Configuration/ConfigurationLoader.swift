@@ -35,7 +35,8 @@ public enum ConfigurationLoader {
     /// The configuration the file and the environment give, and the problems met reading it
     /// (unknown keys, values of the wrong type). A file that cannot be read or parsed throws.
     private static func read(
-        file: String?, environment: [String: String]
+        file: String?,
+        environment: [String: String]
     ) throws(ConfigurationProblems) -> (PushlineConfiguration, [String]) {
         var problems: [String] = []
         let parsed = try file.map { path throws(ConfigurationProblems) in try ConfigurationFile(path: path) }
@@ -76,7 +77,9 @@ public enum ConfigurationLoader {
     /// librdkafka properties: `kafka.properties` in the file, then `KAFKA_PROPERTY_SASL_MECHANISMS=...`
     /// style variables (`_` becomes `.`, lower case), which win.
     private static func kafkaProperties(
-        file: ConfigurationFile?, environment: [String: String], problems: inout [String]
+        file: ConfigurationFile?,
+        environment: [String: String],
+        problems: inout [String]
     ) -> [String: String] {
         var properties = file?.kafkaProperties(problems: &problems) ?? [:]
         for (variable, value) in environment where variable.hasPrefix("KAFKA_PROPERTY_") {

@@ -37,7 +37,8 @@ enum ConfigurationReference {
             if section == "kafka" {
                 rows.append(
                     "| `properties` | `{}` | `KAFKA_PROPERTY_<NAME>` per property | a mapping | librdkafka properties, passed as-is to the "
-                        + "consumer and the producer (`security.protocol`, `sasl.*`, `ssl.*`, timeouts, `client.id`) | for TLS/SASL, client ids, tuning |")
+                        + "consumer and the producer (`security.protocol`, `sasl.*`, `ssl.*`, timeouts, `client.id`) | for TLS/SASL, client ids, tuning |"
+                )
             }
         }
         return rows.joined(separator: "\n")

@@ -1,12 +1,13 @@
-import PushlineAPNSCore
 import Foundation
+import PushlineAPNSCore
 import PushlineKafka
 
 /// Checks a loaded configuration for values that cannot work, one line per problem: each key by
 /// its rule in `ConfigurationKeys`, then the rules that relate keys.
 enum ConfigurationValidator {
     static func problems(
-        in configuration: PushlineConfiguration, kafkaOnly: Bool = false,
+        in configuration: PushlineConfiguration,
+        kafkaOnly: Bool = false,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> [String] {
         var problems: [String] = []
@@ -24,9 +25,15 @@ enum ConfigurationValidator {
         if problems.isEmpty {
             // librdkafka's own word on kafka.properties, for both clients, before anything connects.
             let consumer = KafkaConsumerConfiguration(
-                bootstrapServers: kafka.brokers, groupID: kafka.groupID, topics: [kafka.jobsTopic], properties: kafka.properties)
+                bootstrapServers: kafka.brokers,
+                groupID: kafka.groupID,
+                topics: [kafka.jobsTopic],
+                properties: kafka.properties
+            )
             let producer = KafkaProducerConfiguration(
-                bootstrapServers: kafka.brokers, properties: Worker.producerProperties(kafka.properties))
+                bootstrapServers: kafka.brokers,
+                properties: Worker.producerProperties(kafka.properties)
+            )
             let lines = Set(consumer.problems() + producer.problems())
             problems += lines.sorted().map { "kafka.properties.\($0)" }
         }
@@ -53,7 +60,9 @@ enum ConfigurationValidator {
     /// What each trust form needs: its keys present, its files readable, secrets not readable by
     /// others, a named password variable set.
     private static func authProblems(
-        _ auth: PushlineConfiguration.Auth, prefix: String, configuration: PushlineConfiguration,
+        _ auth: PushlineConfiguration.Auth,
+        prefix: String,
+        configuration: PushlineConfiguration,
         environment: [String: String]
     ) -> [String] {
         var problems: [String] = []

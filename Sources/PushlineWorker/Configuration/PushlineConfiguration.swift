@@ -13,8 +13,12 @@ public struct PushlineConfiguration: Sendable, Hashable {
     public var log: Log
 
     public init(
-        kafka: Kafka = Kafka(), apns: APNS = APNS(), apps: [String: App] = [:], worker: Worker = Worker(),
-        metrics: Metrics = Metrics(), log: Log = Log()
+        kafka: Kafka = Kafka(),
+        apns: APNS = APNS(),
+        apps: [String: App] = [:],
+        worker: Worker = Worker(),
+        metrics: Metrics = Metrics(),
+        log: Log = Log()
     ) {
         self.kafka = kafka
         self.apns = apns

@@ -12,7 +12,10 @@ final class GaugeSampler: Service, Sendable {
     private let clients: [String: APNSClient]
 
     init(
-        interval: Duration = .milliseconds(250), metrics: WorkerMetrics, gate: InflightGate, publisher: ResultPublisher,
+        interval: Duration = .milliseconds(250),
+        metrics: WorkerMetrics,
+        gate: InflightGate,
+        publisher: ResultPublisher,
         clients: [String: APNSClient]
     ) {
         self.interval = interval

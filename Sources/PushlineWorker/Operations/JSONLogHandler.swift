@@ -1,6 +1,6 @@
-import PushlineAPNSCore
 import Foundation
 import Logging
+import PushlineAPNSCore
 import Synchronization
 
 /// A swift-log handler writing one JSON object per line to standard error:
@@ -43,8 +43,15 @@ public struct JSONLogHandler: LogHandler {
         var seconds = spec.tv_sec
         gmtime_r(&seconds, &time)
         return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", time.tm_year + 1900, time.tm_mon + 1, time.tm_mday,
-            time.tm_hour, time.tm_min, time.tm_sec, Int(spec.tv_nsec / 1_000_000))
+            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
+            time.tm_year + 1900,
+            time.tm_mon + 1,
+            time.tm_mday,
+            time.tm_hour,
+            time.tm_min,
+            time.tm_sec,
+            Int(spec.tv_nsec / 1_000_000)
+        )
     }
 
     static func quoted(_ text: String) -> String {

@@ -1,9 +1,9 @@
-import PushlineAPNSCore
 import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
 import Prometheus
+import PushlineAPNSCore
 import ServiceLifecycle
 import Synchronization
 

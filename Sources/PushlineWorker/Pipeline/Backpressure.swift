@@ -11,8 +11,10 @@ struct Backpressure: Sendable {
     let resume: @Sendable () -> Void
 
     init(
-        gate: InflightGate, patience: Duration = .milliseconds(500),
-        pause: @escaping @Sendable () -> Void, resume: @escaping @Sendable () -> Void
+        gate: InflightGate,
+        patience: Duration = .milliseconds(500),
+        pause: @escaping @Sendable () -> Void,
+        resume: @escaping @Sendable () -> Void
     ) {
         self.gate = gate
         self.patience = patience

@@ -1,7 +1,7 @@
+import Logging
 import PushlineAPNS
 import PushlineAPNSCore
 import PushlineKafka
-import Logging
 import Synchronization
 
 /// The worker's hot path: one job record in, one APNs request per token, one result record per
@@ -82,20 +82,24 @@ final class JobPipeline: Sendable {
     private func reject(_ record: KafkaRecord, source: RecordSource, rejection: JobRejection) {
         metrics.rejected(code: rejection.code.rawValue)
         logger.notice(
-            "job rejected", metadata: ["source": "\(record.id)", "error": "\(rejection)", "job_id": "\(rejection.jobID ?? "-")"])
+            "job rejected",
+            metadata: ["source": "\(record.id)", "error": "\(rejection)", "job_id": "\(rejection.jobID ?? "-")"]
+        )
         let error = rejection.description
         let result = ResultRecord.rejected(.init(jobID: rejection.jobID, error: error, source: source))
         let id = record.id
         let countdown = Countdown(2) { [complete] in complete(id) }
         publisher.publish(
             .init(topic: topics.results, key: result.key.map { Array($0.utf8) }, value: result.encoded()),
-            acknowledged: countdown.countDown)
+            acknowledged: countdown.countDown
+        )
         var headers = record.headers
         headers.append(KafkaHeader(key: "pushline-error", value: Array(error.utf8)))
         headers.append(KafkaHeader(key: "pushline-source", value: Array("\(source.topic)/\(source.partition)/\(source.offset)".utf8)))
         publisher.publish(
             .init(topic: topics.deadLetter, key: record.key, value: record.value, headers: headers, isDeadLetter: true),
-            acknowledged: countdown.countDown)
+            acknowledged: countdown.countDown
+        )
     }
 
     // MARK: Jobs
@@ -120,8 +124,17 @@ final class JobPipeline: Sendable {
         let options = sendOptions(for: job)
         if let deadline = options.deadline, deadline <= .now {
             for token in tokens {
-                finish(job, token: token, apnsID: nil, outcome: APNSOutcome(noResponse: .expired, attempts: 0, latencyMilliseconds: 0),
-                    received: received, key: key, template: template, appMetrics: appMetrics, progress: progress)
+                finish(
+                    job,
+                    token: token,
+                    apnsID: nil,
+                    outcome: APNSOutcome(noResponse: .expired, attempts: 0, latencyMilliseconds: 0),
+                    received: received,
+                    key: key,
+                    template: template,
+                    appMetrics: appMetrics,
+                    progress: progress
+                )
             }
             return
         }
@@ -131,14 +144,31 @@ final class JobPipeline: Sendable {
         for token in tokens {
             notifications.append(
                 APNSNotification(
-                    deviceToken: token, topic: job.topic, pushType: job.pushType, priority: job.priority,
-                    expiration: job.expiration, collapseID: job.collapseID, apnsID: ids.next(), payload: job.payload))
+                    deviceToken: token,
+                    topic: job.topic,
+                    pushType: job.pushType,
+                    priority: job.priority,
+                    expiration: job.expiration,
+                    collapseID: job.collapseID,
+                    apnsID: ids.next(),
+                    payload: job.payload
+                )
+            )
         }
         let sent = notifications
         client.send(sent, options: options) { [self] index, outcome in
             // The two fields, not a copy of the whole notification (every field retained).
-            finish(job, token: sent[index].deviceToken, apnsID: sent[index].apnsID, outcome: outcome,
-                received: received, key: key, template: template, appMetrics: appMetrics, progress: progress)
+            finish(
+                job,
+                token: sent[index].deviceToken,
+                apnsID: sent[index].apnsID,
+                outcome: outcome,
+                received: received,
+                key: key,
+                template: template,
+                appMetrics: appMetrics,
+                progress: progress
+            )
         }
     }
 
@@ -163,8 +193,15 @@ final class JobPipeline: Sendable {
     /// A token's final outcome: publish its records; the token leaves the in-flight count when
     /// Kafka has them all.
     private func finish(
-        _ job: Job, token: String, apnsID: String?, outcome: APNSOutcome, received: ContinuousClock.Instant,
-        key: [UInt8], template: DeliveryRecordTemplate, appMetrics: WorkerMetrics.AppMetrics, progress: JobProgress
+        _ job: Job,
+        token: String,
+        apnsID: String?,
+        outcome: APNSOutcome,
+        received: ContinuousClock.Instant,
+        key: [UInt8],
+        template: DeliveryRecordTemplate,
+        appMetrics: WorkerMetrics.AppMetrics,
+        progress: JobProgress
     ) {
         if outcome.noResponse == .shutdown {
             // The pool shut down before a final answer: nothing is published, and the job stays
@@ -175,17 +212,29 @@ final class JobPipeline: Sendable {
         }
         let reason = outcome.reasonString
         let value = template.encode(
-            token: token, status: outcome.status, reason: reason, apnsID: outcome.response?.apnsID ?? apnsID,
-            timestamp: outcome.response?.timestamp, attempts: outcome.attempts,
-            latencyMilliseconds: outcome.latencyMilliseconds, heldMilliseconds: outcome.heldMilliseconds)
+            token: token,
+            status: outcome.status,
+            reason: reason,
+            apnsID: outcome.response?.apnsID ?? apnsID,
+            timestamp: outcome.response?.timestamp,
+            attempts: outcome.attempts,
+            latencyMilliseconds: outcome.latencyMilliseconds,
+            heldMilliseconds: outcome.heldMilliseconds
+        )
         let record = ResultPublisher.Outgoing(topic: topics.results, key: key, value: value)
         var extra: [ResultPublisher.Outgoing] = []
         if outcome.status == 410, let reason, invalidateOn.contains(reason) {
             let reported = reason == "ExpiredToken" && invalidateOn.contains("Unregistered") ? "Unregistered" : reason
             let invalidated = ResultRecord.tokenInvalidated(
                 .init(
-                    token: token, app: job.app, topic: job.topic, reason: reported,
-                    invalidSince: outcome.response?.timestamp, jobID: job.id))
+                    token: token,
+                    app: job.app,
+                    topic: job.topic,
+                    reason: reported,
+                    invalidSince: outcome.response?.timestamp,
+                    jobID: job.id
+                )
+            )
             let value = invalidated.encoded()
             extra.append(.init(topic: topics.results, key: Array(token.utf8), value: value))
             if let invalidations = topics.invalidations {
@@ -195,8 +244,12 @@ final class JobPipeline: Sendable {
         }
         let elapsed = ContinuousClock.now - received
         metrics.notification(
-            appMetrics, status: outcome.status, reason: reason, attempts: outcome.attempts,
-            endToEndNanoseconds: elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+            appMetrics,
+            status: outcome.status,
+            reason: reason,
+            attempts: outcome.attempts,
+            endToEndNanoseconds: elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
+        )
 
         // The token is done when Kafka has all its records: the usual one, or with an invalidation.
         if extra.isEmpty {

@@ -1,5 +1,5 @@
-import PushlineKafka
 import Logging
+import PushlineKafka
 import ServiceLifecycle
 
 /// The pipeline as a Service: it takes records from the consumer into `JobPipeline`, waiting at
@@ -16,8 +16,12 @@ final class PipelineService: Service, Sendable {
     private let logger: Logger
 
     init(
-        pipeline: JobPipeline, consumer: KafkaConsumer, backpressure: Backpressure, drain: ShutdownDrain,
-        health: WorkerHealth, logger: Logger
+        pipeline: JobPipeline,
+        consumer: KafkaConsumer,
+        backpressure: Backpressure,
+        drain: ShutdownDrain,
+        health: WorkerHealth,
+        logger: Logger
     ) {
         self.pipeline = pipeline
         self.consumer = consumer
@@ -37,16 +41,22 @@ final class PipelineService: Service, Sendable {
         }
         consumer.pause()
         if failure == nil {
-            logger.info("shutting down: no new jobs; finishing in-flight work", metadata: [
-                "timeout_ms": "\(Int(drain.timeout / .milliseconds(1)))"
-            ])
+            logger.info(
+                "shutting down: no new jobs; finishing in-flight work",
+                metadata: [
+                    "timeout_ms": "\(Int(drain.timeout / .milliseconds(1)))"
+                ]
+            )
         }
         let ending = await drain.run()
         let unfinished = pipeline.active.value
         if unfinished > 0 {
-            logger.warning("shutdown timeout: jobs left unfinished will be redone by the group", metadata: [
-                "unfinished_jobs": "\(unfinished)", "ending": "\(ending)",
-            ])
+            logger.warning(
+                "shutdown timeout: jobs left unfinished will be redone by the group",
+                metadata: [
+                    "unfinished_jobs": "\(unfinished)", "ending": "\(ending)",
+                ]
+            )
         }
         if let failure { throw failure }
     }

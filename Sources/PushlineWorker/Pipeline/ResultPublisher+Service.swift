@@ -8,9 +8,12 @@ extension ResultPublisher: Service {
         await cancelWhenGracefulShutdown { await self.retryLoop() }
         let left = stop()
         if left > 0 {
-            logger.warning("result records not acknowledged at shutdown; their jobs stay uncommitted", metadata: [
-                "records": "\(left)"
-            ])
+            logger.warning(
+                "result records not acknowledged at shutdown; their jobs stay uncommitted",
+                metadata: [
+                    "records": "\(left)"
+                ]
+            )
         }
         await producer.close(timeout: .seconds(5))
     }

@@ -1,5 +1,5 @@
-import PushlineKafka
 import Logging
+import PushlineKafka
 import Synchronization
 
 /// Produces result records and dead-letter copies, and reports each one's acknowledgement.
@@ -129,7 +129,8 @@ final class ResultPublisher: Sendable {
             truncated.record.headers.append(KafkaHeader(key: "pushline-truncated", value: Array(String(record.value.count).utf8)))
             logger.warning(
                 "dead-letter copy too large for the broker; sending it truncated",
-                metadata: ["topic": "\(record.topic)", "bytes": "\(record.value.count)"])
+                metadata: ["topic": "\(record.topic)", "bytes": "\(record.value.count)"]
+            )
             attempt(truncated)
             return
         }
@@ -138,7 +139,8 @@ final class ResultPublisher: Sendable {
         if pending.failures % 20 == 0 {
             logger.warning(
                 "result record not acknowledged; retrying until it is",
-                metadata: ["topic": "\(record.topic)", "error": "\(error)", "attempt": "\(pending.failures + 1)"])
+                metadata: ["topic": "\(record.topic)", "error": "\(error)", "attempt": "\(pending.failures + 1)"]
+            )
         }
         var next = pending
         next.failures += 1

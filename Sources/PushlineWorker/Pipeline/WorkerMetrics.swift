@@ -1,5 +1,5 @@
-import PushlineAPNS
 import Metrics
+import PushlineAPNS
 import Synchronization
 
 /// The worker's metrics (names in docs/operations.md). Label sets are cached so that recording a
@@ -59,7 +59,8 @@ final class WorkerMetrics: Sendable {
                 if let counter = cache[key] { return counter }
                 let counter = Counter(
                     label: "pushline_notifications_total",
-                    dimensions: [("app", app.app), ("status", String(status)), ("reason", key.reason)])
+                    dimensions: [("app", app.app), ("status", String(status)), ("reason", key.reason)]
+                )
                 cache[key] = counter
                 return counter
             }

@@ -14,15 +14,20 @@ struct DeliveryRecordTemplate: Sendable {
         var tailStart = 0
         parts = JSONWriter.encode(estimate: 128 + jobID.utf8.count + app.utf8.count + source.topic.utf8.count) { json in
             json.raw("{\"type\":\"delivery\",")
-            json.key("job_id"); json.string(jobID); json.raw(",")
+            json.key("job_id")
+            json.string(jobID)
+            json.raw(",")
             json.key("token")
             appStart = json.count
             json.raw(",")
-            json.key("app"); json.string(app); json.raw(",")
+            json.key("app")
+            json.string(app)
+            json.raw(",")
             json.key("status")
             tailStart = json.count
             json.raw(",")
-            json.key("source"); ResultRecord.write(source, into: &json)
+            json.key("source")
+            ResultRecord.write(source, into: &json)
             json.raw("}")
         }
         self.appStart = appStart
@@ -32,14 +37,28 @@ struct DeliveryRecordTemplate: Sendable {
     /// The record of one token (the delivery's job id, app and source are the template's).
     func encode(_ delivery: ResultRecord.Delivery) -> [UInt8] {
         encode(
-            token: delivery.token, status: delivery.status, reason: delivery.reason, apnsID: delivery.apnsID,
-            timestamp: delivery.timestamp, attempts: delivery.attempts, latencyMilliseconds: delivery.latencyMilliseconds,
-            final: delivery.final, heldMilliseconds: delivery.heldMilliseconds)
+            token: delivery.token,
+            status: delivery.status,
+            reason: delivery.reason,
+            apnsID: delivery.apnsID,
+            timestamp: delivery.timestamp,
+            attempts: delivery.attempts,
+            latencyMilliseconds: delivery.latencyMilliseconds,
+            final: delivery.final,
+            heldMilliseconds: delivery.heldMilliseconds
+        )
     }
 
     func encode(
-        token: String, status: Int, reason: String?, apnsID: String?, timestamp: Int64?, attempts: Int,
-        latencyMilliseconds: Double, final: Bool = true, heldMilliseconds: Double? = nil
+        token: String,
+        status: Int,
+        reason: String?,
+        apnsID: String?,
+        timestamp: Int64?,
+        attempts: Int,
+        latencyMilliseconds: Double,
+        final: Bool = true,
+        heldMilliseconds: Double? = nil
     ) -> [UInt8] {
         // The fixed parts, the keys, the strings as they are and room for the numbers: enough
         // unless a string needs many escapes (then the writer grows and copies once).
@@ -48,15 +67,29 @@ struct DeliveryRecordTemplate: Sendable {
             json.raw(parts[..<appStart])
             json.string(token)
             json.raw(parts[appStart..<tailStart])
-            json.integer(status); json.raw(",")
-            json.key("reason"); json.optionalString(reason); json.raw(",")
-            json.key("apns_id"); json.optionalString(apnsID); json.raw(",")
-            json.key("timestamp"); json.optionalInteger(timestamp); json.raw(",")
-            json.key("attempts"); json.integer(attempts); json.raw(",")
-            json.key("latency_ms"); json.tenths(latencyMilliseconds); json.raw(",")
-            json.key("final"); json.bool(final)
+            json.integer(status)
+            json.raw(",")
+            json.key("reason")
+            json.optionalString(reason)
+            json.raw(",")
+            json.key("apns_id")
+            json.optionalString(apnsID)
+            json.raw(",")
+            json.key("timestamp")
+            json.optionalInteger(timestamp)
+            json.raw(",")
+            json.key("attempts")
+            json.integer(attempts)
+            json.raw(",")
+            json.key("latency_ms")
+            json.tenths(latencyMilliseconds)
+            json.raw(",")
+            json.key("final")
+            json.bool(final)
             if let heldMilliseconds {
-                json.raw(","); json.key("held_ms"); json.tenths(heldMilliseconds)
+                json.raw(",")
+                json.key("held_ms")
+                json.tenths(heldMilliseconds)
             }
             json.raw(parts[tailStart...])
         }

@@ -27,9 +27,18 @@ public enum ResultRecord: Sendable, Hashable {
         public var source: RecordSource
 
         public init(
-            jobID: String, token: String, app: String, status: Int, reason: String?, apnsID: String?,
-            timestamp: Int64?, attempts: Int, latencyMilliseconds: Double, final: Bool = true,
-            heldMilliseconds: Double? = nil, source: RecordSource
+            jobID: String,
+            token: String,
+            app: String,
+            status: Int,
+            reason: String?,
+            apnsID: String?,
+            timestamp: Int64?,
+            attempts: Int,
+            latencyMilliseconds: Double,
+            final: Bool = true,
+            heldMilliseconds: Double? = nil,
+            source: RecordSource
         ) {
             self.jobID = jobID
             self.token = token
@@ -93,18 +102,34 @@ public enum ResultRecord: Sendable, Hashable {
             return DeliveryRecordTemplate(jobID: d.jobID, app: d.app, source: d.source).encode(d)
         case .tokenInvalidated(let t):
             json.raw("{\"type\":\"token_invalidated\",")
-            json.key("token"); json.string(t.token); json.raw(",")
-            json.key("app"); json.string(t.app); json.raw(",")
-            json.key("topic"); json.string(t.topic); json.raw(",")
-            json.key("reason"); json.string(t.reason); json.raw(",")
-            json.key("invalid_since"); json.optionalInteger(t.invalidSince); json.raw(",")
-            json.key("job_id"); json.string(t.jobID)
+            json.key("token")
+            json.string(t.token)
+            json.raw(",")
+            json.key("app")
+            json.string(t.app)
+            json.raw(",")
+            json.key("topic")
+            json.string(t.topic)
+            json.raw(",")
+            json.key("reason")
+            json.string(t.reason)
+            json.raw(",")
+            json.key("invalid_since")
+            json.optionalInteger(t.invalidSince)
+            json.raw(",")
+            json.key("job_id")
+            json.string(t.jobID)
             json.raw("}")
         case .rejected(let r):
             json.raw("{\"type\":\"rejected\",")
-            json.key("job_id"); json.optionalString(r.jobID); json.raw(",")
-            json.key("error"); json.string(r.error); json.raw(",")
-            json.key("source"); Self.write(r.source, into: &json)
+            json.key("job_id")
+            json.optionalString(r.jobID)
+            json.raw(",")
+            json.key("error")
+            json.string(r.error)
+            json.raw(",")
+            json.key("source")
+            Self.write(r.source, into: &json)
             json.raw("}")
         }
         return json.bytes
@@ -112,9 +137,14 @@ public enum ResultRecord: Sendable, Hashable {
 
     static func write(_ source: RecordSource, into json: inout JSONWriter) {
         json.raw("{")
-        json.key("topic"); json.string(source.topic); json.raw(",")
-        json.key("partition"); json.integer(source.partition); json.raw(",")
-        json.key("offset"); json.integer(source.offset)
+        json.key("topic")
+        json.string(source.topic)
+        json.raw(",")
+        json.key("partition")
+        json.integer(source.partition)
+        json.raw(",")
+        json.key("offset")
+        json.integer(source.offset)
         json.raw("}")
     }
 }

@@ -1,7 +1,7 @@
-import PushlineAPNS
-import PushlineAPNSCore
 import Foundation
 import NIOCore
+import PushlineAPNS
+import PushlineAPNSCore
 import PushlineTLS
 
 /// Builds one APNs client pool per configured app, all on one shared group of event loops.
@@ -41,8 +41,11 @@ enum APNSClients {
                 retryPolicy: RetryPolicy(maxAttempts: apns.maxAttempts),
                 name: name,
                 health: AppHealth.Thresholds(
-                    minimumSystemic: apns.holdMinimumSystemic, ratio: Double(apns.holdPercent) / 100,
-                    holdLimit: .milliseconds(apns.holdLimitMilliseconds)))
+                    minimumSystemic: apns.holdMinimumSystemic,
+                    ratio: Double(apns.holdPercent) / 100,
+                    holdLimit: .milliseconds(apns.holdLimitMilliseconds)
+                )
+            )
             do {
                 clients[name] = try APNSClient(configuration: clientConfiguration, credential: credential, group: group)
             } catch {

@@ -1,7 +1,7 @@
-import PushlineAPNS
 import Logging
 import NIOCore
 import NIOPosix
+import PushlineAPNS
 import ServiceLifecycle
 
 /// The APNs client pools, one per app, on one shared group of event loops, as a Service: the
@@ -34,10 +34,13 @@ final class APNSPools: Service, Sendable {
 
     func run() async throws {
         for (name, client) in clients.sorted(by: { $0.key < $1.key }) {
-            logger.info("APNs pool starting", metadata: [
-                "app": "\(name)", "endpoint": "\(client.configuration.endpoint)",
-                "connections": "\(client.configuration.connections)",
-            ])
+            logger.info(
+                "APNs pool starting",
+                metadata: [
+                    "app": "\(name)", "endpoint": "\(client.configuration.endpoint)",
+                    "connections": "\(client.configuration.connections)",
+                ]
+            )
             client.start()
         }
         health.register(clients: clients)

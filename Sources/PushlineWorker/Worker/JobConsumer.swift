@@ -1,5 +1,5 @@
-import PushlineKafka
 import Logging
+import PushlineKafka
 import ServiceLifecycle
 
 /// The worker's member of the consumer group, as a Service. Its graceful shutdown comes after

@@ -1,5 +1,5 @@
-import PushlineKafka
 import Logging
+import PushlineKafka
 import ServiceLifecycle
 
 /// `pushline run`: consumes jobs, sends them to APNs, publishes results, completes offsets.
@@ -33,37 +33,53 @@ public struct Worker: Sendable {
         let pools = try APNSPools(configuration: configuration, health: health, logger: logger)
         let producer = try KafkaProducer(
             configuration: KafkaProducerConfiguration(
-                bootstrapServers: kafka.brokers, properties: Self.producerProperties(kafka.properties)),
-            logger: logger)
+                bootstrapServers: kafka.brokers,
+                properties: Self.producerProperties(kafka.properties)
+            ),
+            logger: logger
+        )
         let publisher = ResultPublisher(producer: producer, logger: logger, metrics: metrics)
         let lag = ConsumerLagReporter()
         let consumer = try KafkaConsumer(
             configuration: KafkaConsumerConfiguration(
-                bootstrapServers: kafka.brokers, groupID: kafka.groupID, topics: [kafka.jobsTopic],
-                properties: kafka.properties, statisticsInterval: .seconds(5),
-                revokeDrainTimeout: min(shutdownTimeout, .seconds(20)), maxBatchSize: 500,
-                maxBufferedRecords: 2000),
+                bootstrapServers: kafka.brokers,
+                groupID: kafka.groupID,
+                topics: [kafka.jobsTopic],
+                properties: kafka.properties,
+                statisticsInterval: .seconds(5),
+                revokeDrainTimeout: min(shutdownTimeout, .seconds(20)),
+                maxBatchSize: 500,
+                maxBufferedRecords: 2000
+            ),
             logger: logger,
-            onStatistics: { json in lag.update(json) })
-        logger.info("Kafka consumer subscribed", metadata: [
-            "brokers": "\(kafka.brokers)", "group": "\(kafka.groupID)", "topic": "\(kafka.jobsTopic)",
-        ])
+            onStatistics: { json in lag.update(json) }
+        )
+        logger.info(
+            "Kafka consumer subscribed",
+            metadata: [
+                "brokers": "\(kafka.brokers)", "group": "\(kafka.groupID)", "topic": "\(kafka.jobsTopic)",
+            ]
+        )
 
         let gate = InflightGate(limit: configuration.worker.maxInflight)
         let pipeline = JobPipeline(
             decoder: JobDecoder(
-                bundleIDs: configuration.apps.mapValues(\.bundleID), maxRecordBytes: configuration.worker.maxJobBytes),
+                bundleIDs: configuration.apps.mapValues(\.bundleID),
+                maxRecordBytes: configuration.worker.maxJobBytes
+            ),
             clients: pools.clients,
             publisher: publisher,
             topics: .init(
                 results: kafka.resultsTopic,
                 invalidations: kafka.invalidationsTopic.isEmpty ? nil : kafka.invalidationsTopic,
-                deadLetter: kafka.deadLetterTopic),
+                deadLetter: kafka.deadLetterTopic
+            ),
             invalidateOn: configuration.worker.invalidateOn,
             gate: gate,
             metrics: metrics,
             logger: logger,
-            complete: { consumer.complete($0) })
+            complete: { consumer.complete($0) }
+        )
         let sampler = GaugeSampler(metrics: metrics, gate: gate, publisher: publisher, clients: pools.clients)
         let backpressure = Backpressure(
             gate: gate,
@@ -74,10 +90,14 @@ public struct Worker: Sendable {
             resume: {
                 consumer.resume()
                 metrics.pausedPartitions.record(0)
-            })
+            }
+        )
         let drain = ShutdownDrain(
-            activeJobs: pipeline.active, timeout: shutdownTimeout, onlyHeldWorkLeft: { pools.onlyHeldWorkLeft() },
-            holdChanged: pools.holdChanged)
+            activeJobs: pipeline.active,
+            timeout: shutdownTimeout,
+            onlyHeldWorkLeft: { pools.onlyHeldWorkLeft() },
+            holdChanged: pools.holdChanged
+        )
 
         return [
             .init(service: publisher),
@@ -88,10 +108,16 @@ public struct Worker: Sendable {
             // order, so what completed is still committed and results are flushed.
             .init(
                 service: PipelineService(
-                    pipeline: pipeline, consumer: consumer, backpressure: backpressure, drain: drain, health: health,
-                    logger: logger),
+                    pipeline: pipeline,
+                    consumer: consumer,
+                    backpressure: backpressure,
+                    drain: drain,
+                    health: health,
+                    logger: logger
+                ),
                 successTerminationBehavior: .gracefullyShutdownGroup,
-                failureTerminationBehavior: .gracefullyShutdownGroup),
+                failureTerminationBehavior: .gracefullyShutdownGroup
+            ),
         ]
     }
 

@@ -1,6 +1,6 @@
+import Foundation
 import PushlineAPNS
 import PushlineAPNSCore
-import Foundation
 import Synchronization
 
 /// The APNs client pool alone, against a running mock: notifications per second with the
@@ -13,11 +13,18 @@ enum APNSBenchmark {
     }
 
     static func run(
-        endpoint: APNSEndpoint, caFile: String, keyFile: String, keyID: String, teamID: String, count: Int, connections: Int
+        endpoint: APNSEndpoint,
+        caFile: String,
+        keyFile: String,
+        keyID: String,
+        teamID: String,
+        count: Int,
+        connections: Int
     ) async throws -> String {
         let client = try APNSClient(
             configuration: APNSClientConfiguration(endpoint: endpoint, caFile: caFile, connections: connections),
-            credential: try .token(keyFile: keyFile, keyID: keyID, teamID: teamID))
+            credential: try .token(keyFile: keyFile, keyID: keyID, teamID: teamID)
+        )
         client.start()
         let payload = Array(#"{"aps":{"alert":{"title":"Sale","body":"50% off today"},"sound":"default"}}"#.utf8)
         let done = Atomic<Int>(0)
@@ -35,8 +42,11 @@ enum APNSBenchmark {
             let size = min(batch, count - sent)
             let notifications = (0..<size).map { index in
                 APNSNotification(
-                    deviceToken: hex(sent + index, width: 64), topic: "com.example.app",
-                    apnsID: ids.next(), payload: payload)
+                    deviceToken: hex(sent + index, width: 64),
+                    topic: "com.example.app",
+                    apnsID: ids.next(),
+                    payload: payload
+                )
             }
             client.send(notifications) { _, outcome in
                 if outcome.status == 200 || outcome.status == 410 { ok.wrappingAdd(1, ordering: .relaxed) }
@@ -50,6 +60,7 @@ enum APNSBenchmark {
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         await client.shutdown()
-        return #"{"benchmark":"apns_client","connections":\#(connections),"notifications":\#(count),"answered":\#(ok.load(ordering: .relaxed)),"seconds":\#(String(format: "%.2f", seconds)),"notifications_per_second":\#(Int(Double(count) / seconds))}"#
+        return
+            #"{"benchmark":"apns_client","connections":\#(connections),"notifications":\#(count),"answered":\#(ok.load(ordering: .relaxed)),"seconds":\#(String(format: "%.2f", seconds)),"notifications_per_second":\#(Int(Double(count) / seconds))}"#
     }
 }

@@ -5,7 +5,10 @@ import PushlineWorker
 enum DecodeBenchmark {
     static func job(tokens: Int, index: Int) -> [UInt8] {
         let list = (0..<tokens).map { "\"" + String(format: "%056x%08x", index, $0) + "\"" }.joined(separator: ",")
-        return Array(#"{"id":"bench-\#(index)","tokens":[\#(list)],"push_type":"alert","priority":10,"payload":{"aps":{"alert":{"title":"Sale","body":"50% off today"},"sound":"default"},"campaign":"c42"}}"#.utf8)
+        return Array(
+            #"{"id":"bench-\#(index)","tokens":[\#(list)],"push_type":"alert","priority":10,"payload":{"aps":{"alert":{"title":"Sale","body":"50% off today"},"sound":"default"},"campaign":"c42"}}"#
+                .utf8
+        )
     }
 
     static func run(iterations: Int) -> String {
@@ -25,7 +28,8 @@ enum DecodeBenchmark {
             let nanoseconds = Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9
             let perJob = nanoseconds / Double(rounds)
             results.append(
-                #"{"benchmark":"decode","tokens_per_job":\#(tokens),"jobs":\#(rounds),"ns_per_job":\#(Int(perJob)),"ns_per_token":\#(Int(perJob / Double(tokens))),"check":\#(accepted > 0)}"#)
+                #"{"benchmark":"decode","tokens_per_job":\#(tokens),"jobs":\#(rounds),"ns_per_job":\#(Int(perJob)),"ns_per_token":\#(Int(perJob / Double(tokens))),"check":\#(accepted > 0)}"#
+            )
         }
         return results.joined(separator: "\n")
     }

@@ -1,5 +1,5 @@
-import PushlineAPNSCore
 import Foundation
+import PushlineAPNSCore
 import PushlineWorker
 
 /// A deterministic fuzz run of the job decoder: `count` mutations (byte flips, deletions,
@@ -12,7 +12,9 @@ enum FuzzBenchmark {
         #"{"id":"c3","tokens":[],"app":"other","payload":{"a":"\u00e9\ud83d\ude00\/"}}"#,
     ].map { Array($0.utf8) }
 
-    static let fragments: [[UInt8]] = ["{", "}", "[", "]", "\"", "\\", ",", ":", "null", "1e999", "-0", "\u{0}", "\\u0000", "\\ud800", "{\"a\":", "[[[[[[", "\u{FF}"].map { Array($0.utf8) }
+    static let fragments: [[UInt8]] = [
+        "{", "}", "[", "]", "\"", "\\", ",", ":", "null", "1e999", "-0", "\u{0}", "\\u0000", "\\ud800", "{\"a\":", "[[[[[[", "\u{FF}",
+    ].map { Array($0.utf8) }
 
     static func run(count: Int) -> String {
         let decoder = JobDecoder(bundleIDs: ["default": "com.example.app"])
@@ -41,6 +43,7 @@ enum FuzzBenchmark {
         }
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return #"{"benchmark":"fuzz","inputs":\#(count),"decoded":\#(decoded),"rejected":\#(rejected),"rejected_without_reason":\#(emptyReason),"seconds":\#(String(format: "%.1f", seconds))}"#
+        return
+            #"{"benchmark":"fuzz","inputs":\#(count),"decoded":\#(decoded),"rejected":\#(rejected),"rejected_without_reason":\#(emptyReason),"seconds":\#(String(format: "%.1f", seconds))}"#
     }
 }

@@ -1,17 +1,21 @@
 import Foundation
 import NIOCore
+import NIOPosix
 import PushlineHTTP2
 import PushlineHTTP2Server
 import PushlineTLS
 import PushlineTestCA
-import NIOPosix
 import Synchronization
 
 /// Our HTTP/2 client against our HTTP/2 server, over our TLS, on loopback.
 enum TransportBenchmark {
     final class OK: HTTP2ServerDelegate {
         func http2Server(_ connection: HTTP2ServerHandler, didReceive request: HTTP2ServerRequest) {
-            _ = connection.respond(to: request.streamID, status: 200, headers: [HTTP2Header("apns-id", "00000000-0000-4000-8000-000000000000")])
+            _ = connection.respond(
+                to: request.streamID,
+                status: 200,
+                headers: [HTTP2Header("apns-id", "00000000-0000-4000-8000-000000000000")]
+            )
         }
     }
 
@@ -82,8 +86,11 @@ enum TransportBenchmark {
                 func fire() {
                     guard !stop.load(ordering: .relaxed) else { return }
                     let request = HTTP2Request(
-                        authority: "127.0.0.1", path: "/3/device/0123456789abcdef",
-                        headers: [HTTP2Header("apns-topic", "com.example.app", neverIndex: true)], body: body)
+                        authority: "127.0.0.1",
+                        path: "/3/device/0123456789abcdef",
+                        headers: [HTTP2Header("apns-topic", "com.example.app", neverIndex: true)],
+                        body: body
+                    )
                     let promise = loop.makePromise(of: HTTP2Response.self)
                     promise.futureResult.assumeIsolated().whenComplete { _ in
                         completed.wrappingAdd(1, ordering: .relaxed)
@@ -104,6 +111,7 @@ enum TransportBenchmark {
         try await server.channel.close()
         try await server.group.shutdownGracefully()
         let rate = Double(count) / secondsElapsed
-        return #"{"benchmark":"transport","connections":\#(connections),"streams":\#(streams),"requests":\#(count),"seconds":\#(String(format: "%.2f", secondsElapsed)),"requests_per_second":\#(Int(rate))}"#
+        return
+            #"{"benchmark":"transport","connections":\#(connections),"streams":\#(streams),"requests":\#(count),"seconds":\#(String(format: "%.2f", secondsElapsed)),"requests_per_second":\#(Int(rate))}"#
     }
 }

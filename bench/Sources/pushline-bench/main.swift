@@ -85,9 +85,13 @@ do {
 do {
     switch arguments.command {
     case "transport":
-        print(try await TransportBenchmark.run(
-            connections: arguments.int("connections", default: 1), streams: arguments.int("streams", default: 100),
-            seconds: arguments.int("seconds", default: 5)))
+        print(
+            try await TransportBenchmark.run(
+                connections: arguments.int("connections", default: 1),
+                streams: arguments.int("streams", default: 100),
+                seconds: arguments.int("seconds", default: 5)
+            )
+        )
     case "serve":
         try await TransportBenchmark.serve(seconds: arguments.int("seconds", default: 30))
     case "apns":
@@ -95,10 +99,17 @@ do {
         guard let endpoint = APNSEndpoint(endpointText) else {
             throw BenchArguments.UsageError(message: "apns: --endpoint '\(endpointText)' is not HOST:PORT")
         }
-        print(try await APNSBenchmark.run(
-            endpoint: endpoint, caFile: arguments.string("ca-file"), keyFile: arguments.string("key-file"),
-            keyID: arguments.string("key-id"), teamID: arguments.string("team-id"),
-            count: arguments.int("count", default: 200_000), connections: arguments.int("connections", default: 4)))
+        print(
+            try await APNSBenchmark.run(
+                endpoint: endpoint,
+                caFile: arguments.string("ca-file"),
+                keyFile: arguments.string("key-file"),
+                keyID: arguments.string("key-id"),
+                teamID: arguments.string("team-id"),
+                count: arguments.int("count", default: 200_000),
+                connections: arguments.int("connections", default: 4)
+            )
+        )
     case "fuzz":
         print(FuzzBenchmark.run(count: try arguments.int("count", default: 1_000_000)))
     default:
