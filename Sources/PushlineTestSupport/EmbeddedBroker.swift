@@ -27,7 +27,6 @@ public final class EmbeddedBroker: @unchecked Sendable {
     private let helper: Process
     private let requests: FileHandle
     private let answers: FileHandle
-    private let logURL: URL
     private let commands = Mutex(())
 
     /// Starts the broker and waits until it answers metadata requests.
@@ -65,7 +64,6 @@ public final class EmbeddedBroker: @unchecked Sendable {
         helper = process
         self.requests = requests
         self.answers = answers
-        logURL = directory.appendingPathComponent("broker.log")
         self.port = port
         self.clientProperties = object["client_properties"] as? [String: String] ?? [:]
     }
@@ -115,12 +113,6 @@ public final class EmbeddedBroker: @unchecked Sendable {
             bytes.append(byte)
         }
         return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// The broker's log, for failure messages.
-    public func logTail(lines: Int = 40) -> String {
-        let text = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").suffix(lines).joined(separator: "\n")
     }
 
     deinit {

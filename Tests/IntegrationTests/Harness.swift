@@ -120,7 +120,7 @@ final class Harness: Sendable {
                 } catch {
                     guard error.code == .queueFull else { throw TestSupportError("produce: \(error)") }
                 }
-                try await Task.sleep(for: .milliseconds(2))
+                await producer.waitForQueueRoom()
             }
         }
         try await producer.flush(timeout: .seconds(60))

@@ -7,6 +7,8 @@ final class WorkerProcess: @unchecked Sendable {
     // are constants.
     let process: Process
     let logURL: URL
+    /// Resumed by the process's termination handler with its exit status.
+    private let exitStatus: Task<Int32, Never>
 
     static var binary: URL {
         if let path = ProcessInfo.processInfo.environment["PUSHLINE_BINARY"], !path.isEmpty {
@@ -26,6 +28,12 @@ final class WorkerProcess: @unchecked Sendable {
         process.standardOutput = log
         process.standardError = log
         process.standardInput = FileHandle.nullDevice
+        let (exits, exited) = AsyncStream.makeStream(of: Int32.self)
+        process.terminationHandler = { process in
+            exited.yield(process.terminationStatus)
+            exited.finish()
+        }
+        exitStatus = Task { await exits.first { _ in true } ?? -1 }
         try process.run()
     }
 
@@ -41,12 +49,17 @@ final class WorkerProcess: @unchecked Sendable {
 
     /// Waits for the process to exit; its exit status, or nil after `timeout`.
     func waitForExit(timeout: Duration) async -> Int32? {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
-            if ContinuousClock.now >= deadline { return nil }
-            try? await Task.sleep(for: .milliseconds(50))
+        let exitStatus = self.exitStatus
+        return await withTaskGroup(of: Int32?.self) { group in
+            group.addTask { await exitStatus.value }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
         }
-        return process.terminationStatus
     }
 
     var log: String {
