@@ -15,7 +15,8 @@ public enum APNSPushType: String, Sendable, CaseIterable, Hashable {
     case widgets
     case controls
 
-    /// What APNs expects after the bundle id in `apns-topic` for this push type.
+    /// What APNs expects after the bundle id in `apns-topic` for this push type (an `mdm` push's
+    /// topic is the one in the MDM certificate; Pushline has no default for it).
     public var topicSuffix: String {
         switch self {
         case .voip: return ".voip"
@@ -24,8 +25,16 @@ public enum APNSPushType: String, Sendable, CaseIterable, Hashable {
         case .liveactivity: return ".push-type.liveactivity"
         case .pushtotalk: return ".voip-ptt"
         case .location: return ".location-query"
-        default: return ""
+        case .widgets: return ".push-type.widgets"
+        case .controls: return ".push-type.controls"
+        case .alert, .background, .mdm: return ""
         }
+    }
+
+    /// Whether APNs takes `priority` with this push type: a background push must not be sent at
+    /// priority 10 (APNs answers 400 BadPriority).
+    public func allows(_ priority: APNSPriority) -> Bool {
+        !(self == .background && priority == .immediate)
     }
 
     /// The largest payload APNs accepts for this push type, in bytes.

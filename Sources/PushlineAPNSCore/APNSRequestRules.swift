@@ -190,7 +190,7 @@ public enum APNSRequestRules {
             guard let parsed = decimal(raw).flatMap({ Int(exactly: $0) }).flatMap(APNSPriority.init(rawValue:)) else {
                 return .failure(Rejection(400, .badPriority))
             }
-            if pushType == .background && parsed == .immediate {
+            if !pushType.allows(parsed) {
                 return .failure(Rejection(400, .badPriority))
             }
         }

@@ -186,8 +186,10 @@ final class MockConnection: HTTP2ServerDelegate {
                 body: UnsafeBufferPointer(start: nil, count: 0)
             )
         }
-        if case .failure(let rejection) = checked {
-            return (rejection.status, rejection.reason, nil)
+        let pushType: APNSPushType
+        switch checked {
+        case .failure(let rejection): return (rejection.status, rejection.reason, nil)
+        case .success(let type): pushType = type
         }
 
         if configuration.tokenAuth {
@@ -195,18 +197,14 @@ final class MockConnection: HTTP2ServerDelegate {
                 return (rejection.status, rejection.reason, nil)
             }
             guard let topic = fields[.topic] else { return (400, .missingTopic, nil) }
-            guard topicAllowed(topic) else { return (400, .topicDisallowed, nil) }
+            guard topicAllowed(topic, pushType: pushType) else { return (400, .topicDisallowed, nil) }
         } else if configuration.clientCAFile != nil {
             guard let bundleID = certificateBundleID() else { return (403, .badCertificate, nil) }
-            let topic = fields[.topic].map { String(decoding: $0, as: UTF8.self) } ?? bundleID
-            let covered =
-                topic == bundleID
-                || APNSPushType.allCases.contains {
-                    !$0.topicSuffix.isEmpty && topic == bundleID + $0.topicSuffix
-                }
-            guard covered else { return (400, .badTopic, nil) }
-            guard shared.topicAllowed(topic) else { return (400, .topicDisallowed, nil) }
-        } else if let topic = fields[.topic], !topicAllowed(topic) {
+            let topic = fields[.topic].map { String(decoding: $0, as: UTF8.self) } ?? bundleID + pushType.topicSuffix
+            // The certificate covers its bundle id with this push type's suffix.
+            guard topic == bundleID + pushType.topicSuffix else { return (400, .badTopic, nil) }
+            guard shared.topicAllowed(topic, pushType: pushType) else { return (400, .topicDisallowed, nil) }
+        } else if let topic = fields[.topic], !topicAllowed(topic, pushType: pushType) {
             return (400, .topicDisallowed, nil)
         }
 
@@ -224,8 +222,8 @@ final class MockConnection: HTTP2ServerDelegate {
         return (200, nil, nil)
     }
 
-    private func topicAllowed(_ topic: UnsafeRawBufferPointer) -> Bool {
-        configuration.topics.isEmpty || shared.topicAllowed(String(decoding: topic, as: UTF8.self))
+    private func topicAllowed(_ topic: UnsafeRawBufferPointer, pushType: APNSPushType) -> Bool {
+        configuration.topics.isEmpty || shared.topicAllowed(String(decoding: topic, as: UTF8.self), pushType: pushType)
     }
 
     /// Token trust: nil when the request's provider token is good, else APNs' answer. The token a

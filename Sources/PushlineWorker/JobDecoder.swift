@@ -106,6 +106,12 @@ public struct JobDecoder: Sendable {
             }
             priority = parsed
         }
+        guard pushType.allows(priority) else {
+            throw JobRejection(
+                .invalidField,
+                "priority: \(priority.rawValue) is not allowed with push_type \(pushType.rawValue); APNs requires 5 or 1"
+            )
+        }
 
         let expiration = try integer("expiration")
         if let expiration, !(0...Self.latestExpiration).contains(expiration) {

@@ -137,6 +137,55 @@ import Testing
         try await fixture.stop()
     }
 
+    /// Each push type's topic, as Apple documents it, written out here rather than taken from
+    /// `APNSPushType` (so the mock cannot share a mistake with the worker): with `--topic
+    /// com.example.app`, the right suffix is accepted and a wrong or missing one is TopicDisallowed.
+    @Test func theTopicMustCarryThePushTypesSuffix() async throws {
+        let fixture = try await MockFixture.start { $0.topics = ["com.example.app"] }
+        let connection = try await fixture.connect()
+        let good = try jwt(fixture)
+        func send(_ pushType: String, _ topic: String, priority: String? = nil) async throws -> (Int, String?) {
+            var headers = [("authorization", "bearer \(good)"), ("apns-topic", topic), ("apns-push-type", pushType)]
+            if let priority { headers.append(("apns-priority", priority)) }
+            let (status, reason, _) = try await answer(connection, request(headers: headers))
+            return (status, reason)
+        }
+        let accepted: [(String, String)] = [
+            ("alert", "com.example.app"),
+            ("background", "com.example.app"),
+            ("voip", "com.example.app.voip"),
+            ("complication", "com.example.app.complication"),
+            ("fileprovider", "com.example.app.pushkit.fileprovider"),
+            ("location", "com.example.app.location-query"),
+            ("liveactivity", "com.example.app.push-type.liveactivity"),
+            ("pushtotalk", "com.example.app.voip-ptt"),
+            ("widgets", "com.example.app.push-type.widgets"),
+            ("controls", "com.example.app.push-type.controls"),
+        ]
+        for (pushType, topic) in accepted {
+            let (status, reason) = try await send(pushType, topic, priority: pushType == "background" ? "5" : nil)
+            #expect(status == 200, "\(pushType) to \(topic): \(reason ?? "-")")
+        }
+        let refused: [(String, String)] = [
+            ("widgets", "com.example.app"),
+            ("controls", "com.example.app"),
+            ("controls", "com.example.app.push-type.widgets"),
+            ("liveactivity", "com.example.app"),
+            ("voip", "com.example.app"),
+            ("alert", "com.example.app.voip"),
+            ("alert", "com.example.app.push-type.widgets"),
+            ("widgets", "com.other.app.push-type.widgets"),
+        ]
+        for (pushType, topic) in refused {
+            let (status, reason) = try await send(pushType, topic)
+            #expect(status == 400 && reason == "TopicDisallowed", "\(pushType) to \(topic): \(status) \(reason ?? "-")")
+        }
+        let backgroundNow = try await send("background", "com.example.app", priority: "10")
+        #expect(backgroundNow.0 == 400 && backgroundNow.1 == "BadPriority")
+        try await connection.close().get()
+        try await fixture.stop()
+    }
+
     @Test func injectedFailuresUseAPNsReasons() async throws {
         for (flag, status, reason) in [
             ("429", 429, "TooManyRequests"), ("500", 500, "InternalServerError"), ("503", 503, "ServiceUnavailable"),

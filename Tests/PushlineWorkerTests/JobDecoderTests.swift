@@ -47,6 +47,10 @@ import Testing
         #expect(job.deadlineMilliseconds == nil)
         let background = try decode(#"{"id":"1","token":"\#(token)","push_type":"background","payload":{}}"#).get()
         #expect(background.priority == .powerConsiderate)
+        let widgets = try decode(#"{"id":"1","token":"\#(token)","push_type":"widgets","payload":{}}"#).get()
+        #expect(widgets.topic == "com.example.app.push-type.widgets")
+        let controls = try decode(#"{"id":"1","token":"\#(token)","push_type":"controls","payload":{}}"#).get()
+        #expect(controls.topic == "com.example.app.push-type.controls")
         let topic = try decode(#"{"id":"1","token":"\#(token)","topic":"x.y","payload":{}}"#).get()
         #expect(topic.topic == "x.y")
     }
@@ -77,6 +81,8 @@ import Testing
             (#"{"id":"1","token":"\#(token)","collapse_id":"\#(String(repeating: "c", count: 65))","payload":{}}"#, .invalidField),
             (#"{"id":"1","token":"\#(token)","deadline":"tomorrow","payload":{}}"#, .invalidField),
             (#"{"id":"1","token":"\#(token)","expiration":1.5,"payload":{}}"#, .invalidField),
+            // APNs refuses a background push at priority 10 (BadPriority): refused before sending.
+            (#"{"id":"1","token":"\#(token)","push_type":"background","priority":10,"payload":{}}"#, .invalidField),
             // Later than 9999-12-31T23:59:59Z: would overflow milliseconds in the pipeline.
             (#"{"id":"1","token":"\#(token)","expiration":253402300800,"payload":{}}"#, .invalidField),
             (#"{"id":"1","token":"\#(token)","expiration":9223372036854775807,"payload":{}}"#, .invalidField),
