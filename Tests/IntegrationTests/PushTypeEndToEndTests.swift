@@ -31,7 +31,9 @@ import Testing
             let token = deviceToken(job: 900 + index, index: 0)
             tokens[token] = row.pushType
             let payload = row.pushType == "background" ? #"{"aps":{"content-available":1}}"# : #"{"aps":{"alert":"hi"}}"#
-            values.append(Array(#"{"id":"\#(row.pushType)","token":"\#(token)","push_type":"\#(row.pushType)","payload":\#(payload)}"#.utf8))
+            values.append(
+                Array(#"{"id":"\#(row.pushType)","token":"\#(token)","push_type":"\#(row.pushType)","payload":\#(payload)}"#.utf8)
+            )
             keys.append(row.pushType)
         }
         _ = try await harness.produce(values, keys: keys)
