@@ -67,9 +67,11 @@ struct MockAPNSCommand: AsyncParsableCommand {
             // opened: all are about the flags given.
             throw ExitFailure.configuration(["mock-apns: \(error)"])
         }
+        // Signals are caught before the "listening" line: a SIGUSR1 sent as soon as a test or a
+        // script reads it must write the stats, not kill the process.
+        let signals = SignalWaiter()
         FileHandle.standardOutput.write(Data("mock APNs listening on \(configuration.host):\(server.port)\n".utf8))
 
-        let signals = SignalWaiter()
         let printer = Task {
             var previous = server.stats.snapshot()
             while !Task.isCancelled {

@@ -55,6 +55,40 @@ import Testing
         #expect(benchError.contains("bench"))
     }
 
+    /// A SIGUSR1 sent the moment the "listening" line is read writes the stats file; it used to
+    /// arrive before the handler was installed and kill the mock.
+    @Test func theMockTakesSIGUSR1AsSoonAsItSaysItListens() async throws {
+        for _ in 0..<5 {
+            let directory = try ProjectPaths.temporaryDirectory("mock-signal")
+            let stats = directory.appendingPathComponent("stats.json").path
+            let process = Process()
+            process.executableURL = WorkerProcess.binary
+            process.arguments = [
+                "mock-apns", "--listen", "127.0.0.1:0", "--self-signed", directory.path, "--stats-file", stats,
+                "--stats-interval", "3600",
+            ]
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            var line = ""
+            while !line.contains("listening") {
+                let byte = out.fileHandleForReading.readData(ofLength: 1)
+                if byte.isEmpty { break }
+                line += String(decoding: byte, as: UTF8.self)
+            }
+            kill(process.processIdentifier, SIGUSR1)
+            try await waitUntil("the stats file after SIGUSR1", timeout: .seconds(10)) {
+                !process.isRunning || FileManager.default.fileExists(atPath: stats)
+            }
+            #expect(process.isRunning, "SIGUSR1 killed the mock")
+            #expect(FileManager.default.fileExists(atPath: stats))
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        }
+    }
+
     @Test func printConfigRedactsSecrets() throws {
         let directory = try ProjectPaths.temporaryDirectory("cli")
         let key = directory.appendingPathComponent("AuthKey.p8").path
