@@ -24,6 +24,16 @@ public struct APNSEndpoint: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The APNs environment this endpoint is: `production`, `sandbox`, or `custom` for any other
+    /// HOST:PORT (a mock, a proxy).
+    public var environment: String {
+        switch self {
+        case .production: "production"
+        case .sandbox: "sandbox"
+        default: "custom"
+        }
+    }
+
     /// The `:authority` of requests.
     public var authority: String {
         port == 443 ? host : (host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)")

@@ -59,6 +59,9 @@ public struct MockConfiguration: Sendable {
     public var statsFile: String?
     public var statsIntervalSeconds = 5
     public var recordFile: String?
+    /// `--unique-ids`: answer every request with an `apns-unique-id` header (a UUID), as APNs'
+    /// development environment does.
+    public var uniqueIDs = false
     /// A seed for chaos and jitter, so a run can be repeated.
     public var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
     /// The wall clock in unix seconds, for JWT `iat` checks; tests inject their own.

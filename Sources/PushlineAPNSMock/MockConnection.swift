@@ -280,6 +280,9 @@ final class MockConnection: HTTP2ServerDelegate {
         if echoed == nil {
             shared.ids.withNext { responseFields.append("apns-id", value: $0, neverIndex: true) }
         }
+        if configuration.uniqueIDs {
+            shared.ids.withNext { responseFields.append("apns-unique-id", value: $0, neverIndex: true) }
+        }
         var body: ByteBuffer?
         if let reason {
             body = ByteBuffer(string: APNSErrorBody.make(reason: reason.rawValue, timestamp: timestamp))

@@ -41,6 +41,7 @@ struct MockAPNSCommand: AsyncParsableCommand {
     @Option(help: "JSON stats written periodically, on SIGUSR1 and on exit.") var statsFile: String?
     @Option(help: "Seconds between stats lines and stats-file writes.") var statsInterval = 5
     @Option(help: "One JSON line per request.") var record: String?
+    @Flag(help: "Answer with an apns-unique-id header, as APNs' development environment does.") var uniqueIds = false
     @Option(help: "Event loops (0 = one per core).") var threads = 0
     @Option(help: "Seed for chaos and jitter.") var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
     @Option(help: "Log level.") var logLevel = "info"
@@ -185,6 +186,7 @@ struct MockAPNSCommand: AsyncParsableCommand {
         configuration.statsFile = statsFile
         configuration.statsIntervalSeconds = max(1, statsInterval)
         configuration.recordFile = record
+        configuration.uniqueIDs = uniqueIds
         configuration.threads = max(0, threads)
         configuration.seed = seed
         guard problems.isEmpty else { throw ExitFailure.configuration(problems) }

@@ -23,7 +23,10 @@ import Testing
 
     @Test func everyPushTypeReachesAPNsWithApplesTopicAndPriority() async throws {
         let recording = try ProjectPaths.temporaryDirectory("push-types").appendingPathComponent("requests.jsonl").path
-        let harness = try await Harness.start { $0.recordFile = recording }
+        let harness = try await Harness.start {
+            $0.recordFile = recording
+            $0.uniqueIDs = true
+        }
         var values: [[UInt8]] = []
         var keys: [String?] = []
         var tokens: [String: String] = [:]
@@ -46,6 +49,7 @@ import Testing
         #expect(deliveries.count == Self.expected.count)
         for delivery in deliveries {
             let pushType = tokens[delivery["token"] as? String ?? ""] ?? "?"
+            #expect((delivery["apns_unique_id"] as? String)?.count == 36, "\(pushType): apns-unique-id reported")
             #expect(delivery["status"] as? Int == 200, "\(pushType): \(delivery["status"] ?? "-") \(delivery["reason"] ?? "-")")
         }
         worker.terminate()

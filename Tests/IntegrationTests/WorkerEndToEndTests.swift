@@ -61,6 +61,7 @@ import Testing
         for (token, records) in byToken {
             let record = records[0]
             #expect(record["final"] as? Bool == true)
+            #expect(record["apns_unique_id"] is NSNull, "the mock sends no apns-unique-id unless asked")
             if let since = expectedDead[token] {
                 #expect(record["status"] as? Int == 410)
                 #expect(record["reason"] as? String == "Unregistered")
@@ -79,6 +80,8 @@ import Testing
         }
         #expect(invalidations.count == expectedDead.count)
         #expect(invalidated == expectedDead)
+        // Apple's reason verbatim, and the environment that said so (the mock is a HOST:PORT endpoint).
+        #expect(invalidations.allSatisfy { $0["reason"] as? String == "Unregistered" && $0["environment"] as? String == "custom" })
         let deadCount = expectedDead.count
         let separate = try await harness.read(Harness.invalidationsTopic) { $0.count >= deadCount }
         #expect(Set(separate.map { String(decoding: $0.key ?? [], as: UTF8.self) }) == Set(expectedDead.keys))

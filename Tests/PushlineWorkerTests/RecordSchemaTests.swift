@@ -126,6 +126,18 @@ import Testing
                 latencyMilliseconds: 3.21
             )
         )
+        deliveries.append(
+            template.encode(
+                token: token,
+                status: 200,
+                reason: nil,
+                apnsID: ids.next(),
+                apnsUniqueID: "a6b0b0c4-2c4b-4b1e-9c36-3b2d1f1f0e6a",
+                timestamp: nil,
+                attempts: 1,
+                latencyMilliseconds: 3.21
+            )
+        )
         for (reason, status) in APNSReason.documented {
             let timestamp: Int64? = status == 410 ? 1_790_000_000_000 : nil
             deliveries.append(
@@ -252,11 +264,31 @@ import Testing
                     topic: "com.example.app",
                     reason: "Unregistered",
                     invalidSince: 1_790_000_000_000,
-                    jobID: "c42-17"
+                    jobID: "c42-17",
+                    environment: "production"
                 )
             ),
             ResultRecord.tokenInvalidated(
-                .init(token: "00ff", app: "news", topic: "com.example.news.voip", reason: "ExpiredToken", invalidSince: nil, jobID: "j\"1")
+                .init(
+                    token: "00ff",
+                    app: "news",
+                    topic: "com.example.news.voip",
+                    reason: "ExpiredToken",
+                    invalidSince: nil,
+                    jobID: "j\"1",
+                    environment: "sandbox"
+                )
+            ),
+            ResultRecord.tokenInvalidated(
+                .init(
+                    token: "00ff",
+                    app: "mock",
+                    topic: "com.example.app",
+                    reason: "Unregistered",
+                    invalidSince: 1,
+                    jobID: "j2",
+                    environment: "custom"
+                )
             ),
         ].map { $0.encoded() }
 

@@ -28,7 +28,7 @@ import Testing
         let text = String(decoding: record.encoded(), as: UTF8.self)
         #expect(
             text
-                == #"{"type":"delivery","job_id":"c42-17","token":"ab","app":"default","status":410,"reason":"Unregistered","apns_id":"123e4567-e89b-12d3-a456-426655440000","timestamp":1790000000000,"attempts":1,"latency_ms":12.4,"final":true,"source":{"topic":"push.jobs","partition":3,"offset":1234}}"#
+                == #"{"type":"delivery","job_id":"c42-17","token":"ab","app":"default","status":410,"reason":"Unregistered","apns_id":"123e4567-e89b-12d3-a456-426655440000","apns_unique_id":null,"timestamp":1790000000000,"attempts":1,"latency_ms":12.4,"final":true,"source":{"topic":"push.jobs","partition":3,"offset":1234}}"#
         )
         #expect(record.key == "c42-17")
         let success = try object(
@@ -50,6 +50,24 @@ import Testing
         #expect(success["reason"] is NSNull)
         #expect(success["timestamp"] is NSNull)
         #expect(success["latency_ms"] as? Double == 0.1)
+    }
+
+    @Test func aDeliveryCarriesAPNsUniqueIDWhenAPNsGaveOne() throws {
+        var delivery = ResultRecord.Delivery(
+            jobID: "j",
+            token: "ab",
+            app: "a",
+            status: 200,
+            reason: nil,
+            apnsID: nil,
+            timestamp: nil,
+            attempts: 1,
+            latencyMilliseconds: 1,
+            source: source
+        )
+        #expect(try object(.delivery(delivery))["apns_unique_id"] is NSNull)
+        delivery.apnsUniqueID = "a6b0b0c4-2c4b-4b1e-9c36-3b2d1f1f0e6a"
+        #expect(try object(.delivery(delivery))["apns_unique_id"] as? String == "a6b0b0c4-2c4b-4b1e-9c36-3b2d1f1f0e6a")
     }
 
     @Test func aHeldDeliveryCarriesHeldMilliseconds() throws {
@@ -106,10 +124,12 @@ import Testing
                 topic: "com.example.app",
                 reason: "Unregistered",
                 invalidSince: 1_790_000_000_000,
-                jobID: "c42-17"
+                jobID: "c42-17",
+                environment: "production"
             )
         )
         let object = try object(invalidated)
+        #expect(object["environment"] as? String == "production")
         #expect(object["type"] as? String == "token_invalidated")
         #expect(object["invalid_since"] as? Int == 1_790_000_000_000)
         #expect(object["topic"] as? String == "com.example.app")

@@ -20,6 +20,8 @@ final class JobPipeline: Sendable {
     private let clients: [String: APNSClient]
     /// Each configured app's metrics, resolved once (the decoder accepts only configured apps).
     private let appMetrics: [String: WorkerMetrics.AppMetrics]
+    /// Each app's APNs environment, for `token_invalidated` records.
+    private let environments: [String: String]
     private let publisher: ResultPublisher
     private let topics: Topics
     private let invalidateOn: Set<String>
@@ -48,6 +50,7 @@ final class JobPipeline: Sendable {
         self.decoder = decoder
         self.clients = clients
         self.appMetrics = Dictionary(uniqueKeysWithValues: clients.keys.map { ($0, metrics.app($0)) })
+        self.environments = clients.mapValues { $0.configuration.endpoint.environment }
         self.publisher = publisher
         self.topics = topics
         var reasons = Set(invalidateOn)
@@ -216,6 +219,7 @@ final class JobPipeline: Sendable {
             status: outcome.status,
             reason: reason,
             apnsID: outcome.response?.apnsID ?? apnsID,
+            apnsUniqueID: outcome.response?.apnsUniqueID,
             timestamp: outcome.response?.timestamp,
             attempts: outcome.attempts,
             latencyMilliseconds: outcome.latencyMilliseconds,
@@ -224,7 +228,9 @@ final class JobPipeline: Sendable {
         let record = ResultPublisher.Outgoing(topic: topics.results, key: key, value: value)
         var extra: [ResultPublisher.Outgoing] = []
         if outcome.status == 410, let reason, invalidateOn.contains(reason) {
-            let reported = reason == "ExpiredToken" && invalidateOn.contains("Unregistered") ? "Unregistered" : reason
+            // Apple's reason verbatim: `Unregistered` in `invalidate_on` covers `ExpiredToken` too,
+            // but the record says which one APNs gave.
+            let reported = reason
             let invalidated = ResultRecord.tokenInvalidated(
                 .init(
                     token: token,
@@ -232,7 +238,8 @@ final class JobPipeline: Sendable {
                     topic: job.topic,
                     reason: reported,
                     invalidSince: outcome.response?.timestamp,
-                    jobID: job.id
+                    jobID: job.id,
+                    environment: environments[job.app] ?? "custom"
                 )
             )
             let value = invalidated.encoded()

@@ -41,6 +41,7 @@ struct DeliveryRecordTemplate: Sendable {
             status: delivery.status,
             reason: delivery.reason,
             apnsID: delivery.apnsID,
+            apnsUniqueID: delivery.apnsUniqueID,
             timestamp: delivery.timestamp,
             attempts: delivery.attempts,
             latencyMilliseconds: delivery.latencyMilliseconds,
@@ -54,6 +55,7 @@ struct DeliveryRecordTemplate: Sendable {
         status: Int,
         reason: String?,
         apnsID: String?,
+        apnsUniqueID: String? = nil,
         timestamp: Int64?,
         attempts: Int,
         latencyMilliseconds: Double,
@@ -62,7 +64,9 @@ struct DeliveryRecordTemplate: Sendable {
     ) -> [UInt8] {
         // The fixed parts, the keys, the strings as they are and room for the numbers: enough
         // unless a string needs many escapes (then the writer grows and copies once).
-        let estimate = parts.count + token.utf8.count + 2 * 18 + (reason?.utf8.count ?? 0) + (apnsID?.utf8.count ?? 0) + 160
+        let estimate =
+            parts.count + token.utf8.count + 2 * 18 + (reason?.utf8.count ?? 0) + (apnsID?.utf8.count ?? 0)
+            + (apnsUniqueID?.utf8.count ?? 0) + 180
         return JSONWriter.encode(estimate: estimate) { json in
             json.raw(parts[..<appStart])
             json.string(token)
@@ -74,6 +78,9 @@ struct DeliveryRecordTemplate: Sendable {
             json.raw(",")
             json.key("apns_id")
             json.optionalString(apnsID)
+            json.raw(",")
+            json.key("apns_unique_id")
+            json.optionalString(apnsUniqueID)
             json.raw(",")
             json.key("timestamp")
             json.optionalInteger(timestamp)

@@ -16,6 +16,9 @@ public enum ResultRecord: Sendable, Hashable {
         /// APNs' reason, or `timeout` / `connection` / `expired` with status 0; nil on success.
         public var reason: String?
         public var apnsID: String?
+        /// The `apns-unique-id` APNs answers with in its development environment (and on
+        /// broadcasts); nil when absent.
+        public var apnsUniqueID: String?
         /// APNs' 410 timestamp (ms).
         public var timestamp: Int64?
         public var attempts: Int
@@ -33,6 +36,7 @@ public enum ResultRecord: Sendable, Hashable {
             status: Int,
             reason: String?,
             apnsID: String?,
+            apnsUniqueID: String? = nil,
             timestamp: Int64?,
             attempts: Int,
             latencyMilliseconds: Double,
@@ -46,6 +50,7 @@ public enum ResultRecord: Sendable, Hashable {
             self.status = status
             self.reason = reason
             self.apnsID = apnsID
+            self.apnsUniqueID = apnsUniqueID
             self.timestamp = timestamp
             self.attempts = attempts
             self.latencyMilliseconds = latencyMilliseconds
@@ -59,17 +64,31 @@ public enum ResultRecord: Sendable, Hashable {
         public var token: String
         public var app: String
         public var topic: String
+        /// Apple's reason, verbatim: `Unregistered` or `ExpiredToken`.
         public var reason: String
         public var invalidSince: Int64?
         public var jobID: String
+        /// The APNs environment that said so: `production`, `sandbox` or `custom` (a HOST:PORT
+        /// endpoint). A token is valid in one environment only, so a hygiene service deletes it
+        /// from that environment's list.
+        public var environment: String
 
-        public init(token: String, app: String, topic: String, reason: String, invalidSince: Int64?, jobID: String) {
+        public init(
+            token: String,
+            app: String,
+            topic: String,
+            reason: String,
+            invalidSince: Int64?,
+            jobID: String,
+            environment: String
+        ) {
             self.token = token
             self.app = app
             self.topic = topic
             self.reason = reason
             self.invalidSince = invalidSince
             self.jobID = jobID
+            self.environment = environment
         }
     }
 
@@ -119,6 +138,9 @@ public enum ResultRecord: Sendable, Hashable {
             json.raw(",")
             json.key("job_id")
             json.string(t.jobID)
+            json.raw(",")
+            json.key("environment")
+            json.string(t.environment)
             json.raw("}")
         case .rejected(let r):
             json.raw("{\"type\":\"rejected\",")
