@@ -42,6 +42,26 @@ import Testing
         #expect(lines.contains { $0.hasPrefix("apps.default.auth.key_file:") })
     }
 
+    @Test func aProductionOnlyKeyPointedAtSandboxExitsTwoWithOneLine() throws {
+        let directory = try ProjectPaths.temporaryDirectory("cli")
+        let key = directory.appendingPathComponent("AuthKey.p8").path
+        try "key".write(toFile: key, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: key)
+        let config = directory.appendingPathComponent("scoped.yaml").path
+        try """
+        apns:
+          endpoint: "sandbox"
+        apps:
+          default:
+            bundle_id: "com.example.app"
+            auth: {type: "token", key_file: "\(key)", key_id: "K", team_id: "T", environment: "production"}
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let (status, _, stderr) = try run(["run", "--config", config, "--print-config"])
+        let lines = stderr.split(separator: "\n")
+        #expect(status == 2)
+        #expect(lines.count == 1 && lines[0].hasPrefix("apps.default.auth.environment:"), "\(stderr)")
+    }
+
     @Test func badArgumentsExitTwo() throws {
         let (status, _, stderr) = try run(["run", "--no-such-flag"])
         #expect(status == 2)

@@ -131,6 +131,38 @@ import Testing
         #expect(lines.first?.hasPrefix("apns.endpoint:") == true)
     }
 
+    /// Apple's environment-scoped keys (February 2025): a key for one environment pointed at the
+    /// other is one problem naming the key; `any`, a matching endpoint or a custom one pass.
+    @Test func anEnvironmentScopedKeyMustMatchItsEndpoint() async throws {
+        let key = try write("AuthKey.p8", "key")
+        func config(environment: String, endpoint: String, appEndpoint: String = "") -> String {
+            """
+            apns:
+              endpoint: "\(endpoint)"
+              ca_file: "\(key)"
+            apps:
+              default:
+                bundle_id: "b"
+                endpoint: "\(appEndpoint)"
+                auth: {type: "token", key_file: "\(key)", key_id: "K", team_id: "T", environment: "\(environment)"}
+            """
+        }
+        let wrong = try await problems(config(environment: "production", endpoint: "sandbox"))
+        #expect(
+            wrong == [
+                "apps.default.auth.environment: a production-only credential, but apns.endpoint is sandbox; "
+                    + "APNs refuses it there (use a sandbox or an any-environment key, or point the app at production)"
+            ]
+        )
+        let overridden = try await problems(config(environment: "sandbox", endpoint: "sandbox", appEndpoint: "production"))
+        #expect(overridden.count == 1 && overridden[0].contains("apps.default.endpoint is production"), "\(overridden)")
+        #expect(try await problems(config(environment: "sandbox", endpoint: "sandbox")) == [])
+        #expect(try await problems(config(environment: "any", endpoint: "production")) == [])
+        #expect(try await problems(config(environment: "production", endpoint: "127.0.0.1:2197")) == [])
+        let typo = try await problems(config(environment: "prod", endpoint: "production"))
+        #expect(typo == ["apps.default.auth.environment: 'prod', must be one of any, sandbox, production"])
+    }
+
     @Test func certificateAuthForms() async throws {
         let cert = try write("cert.pem", "c")
         let p12 = try write("cert.p12", "p")

@@ -238,6 +238,13 @@ enum ConfigurationKeys {
             "the **name** of the environment variable that holds the PKCS#12 password; `\"\"` = empty password",
             change: "protected `.p12` files"
         ),
+        AppKey(
+            "auth.environment",
+            .string(\.credentialEnvironment),
+            rule: .oneOf(["any", "sandbox", "production"]),
+            "the APNs environment Apple scoped the key or certificate to (team keys made since February 2025 are Sandbox-only or Production-only); validation refuses one pointed at the other environment",
+            change: "when Apple's developer site shows the key or certificate for one environment"
+        ),
     ]
 
     /// Keys of a section that are not in the table: `kafka.properties` (a mapping of librdkafka

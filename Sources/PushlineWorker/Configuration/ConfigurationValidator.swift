@@ -51,6 +51,7 @@ enum ConfigurationValidator {
                 problems += key.problems(in: app, absoluteName: "\(prefix).\(key.name)")
             }
             problems += customEndpointProblems(app.endpoint, key: "\(prefix).endpoint", caFile: apns.caFile)
+            problems += environmentProblems(app, prefix: prefix, globalEndpoint: apns.endpoint)
             guard ["token", "certificate"].contains(app.authType) else { continue }
             problems += authProblems(app.auth, prefix: prefix, configuration: configuration, environment: environment)
         }
@@ -94,6 +95,21 @@ enum ConfigurationValidator {
             }
         }
         return problems
+    }
+
+    /// A key or certificate scoped to one APNs environment, pointed at the other: APNs would
+    /// refuse every request (403), so it is a configuration error. A HOST:PORT endpoint (a mock, a
+    /// relay) is not judged.
+    private static func environmentProblems(_ app: PushlineConfiguration.App, prefix: String, globalEndpoint: String) -> [String] {
+        let scoped = app.credentialEnvironment
+        guard scoped == "sandbox" || scoped == "production" else { return [] }
+        let (endpoint, key) = app.endpoint.isEmpty ? (globalEndpoint, "apns.endpoint") : (app.endpoint, "\(prefix).endpoint")
+        let environment = endpoint == "development" ? "sandbox" : endpoint
+        guard environment == "sandbox" || environment == "production", environment != scoped else { return [] }
+        return [
+            "\(prefix).auth.environment: a \(scoped)-only credential, but \(key) is \(environment); "
+                + "APNs refuses it there (use a \(environment) or an any-environment key, or point the app at \(scoped))"
+        ]
     }
 
     /// A HOST:PORT endpoint needs a CA to verify it (TLS is never switched off).

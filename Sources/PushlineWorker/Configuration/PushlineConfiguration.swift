@@ -74,6 +74,9 @@ public struct PushlineConfiguration: Sendable, Hashable {
         public var p12File = ""
         /// The name of the variable holding the PKCS#12 password; "" = empty password.
         public var p12PasswordEnvironmentVariable = ""
+        /// any | sandbox | production: the APNs environment Apple scoped the key (or certificate)
+        /// to; a key for one environment cannot be used against the other.
+        public var credentialEnvironment = "any"
 
         public init() {}
 
