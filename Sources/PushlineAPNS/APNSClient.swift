@@ -89,6 +89,7 @@ public final class APNSClient: Sendable {
 
         let settings = PooledConnection.Settings(
             endpoint: configuration.endpoint,
+            proxy: configuration.proxy,
             tlsContext: tlsContext,
             connectTimeout: configuration.connectTimeout,
             requestTimeout: configuration.requestTimeout,

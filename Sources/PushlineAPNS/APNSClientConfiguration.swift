@@ -3,6 +3,8 @@ import PushlineAPNSCore
 /// The knobs of one APNs pool (see docs/apns.md).
 public struct APNSClientConfiguration: Sendable {
     public var endpoint: APNSEndpoint
+    /// An HTTP proxy to tunnel every connection through (CONNECT); nil = connect directly.
+    public var proxy: APNSProxy?
     /// Extra trusted CA (PEM) besides the system store; required for custom endpoints.
     public var caFile: String?
     /// HTTP/2 connections, established at start and kept open.
@@ -30,6 +32,7 @@ public struct APNSClientConfiguration: Sendable {
 
     public init(
         endpoint: APNSEndpoint,
+        proxy: APNSProxy? = nil,
         caFile: String? = nil,
         connections: Int = 4,
         maxStreamsPerConnection: Int = 1000,
@@ -45,6 +48,7 @@ public struct APNSClientConfiguration: Sendable {
         health: AppHealth.Thresholds = AppHealth.Thresholds()
     ) {
         self.endpoint = endpoint
+        self.proxy = proxy
         self.caFile = caFile
         self.connections = max(1, connections)
         self.maxStreamsPerConnection = max(1, maxStreamsPerConnection)

@@ -17,6 +17,7 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
     /// What a connection needs to know, fixed for the pool's life.
     struct Settings: Sendable {
         var endpoint: APNSEndpoint
+        var proxy: APNSProxy?
         var tlsContext: TLSContext
         var connectTimeout: Duration
         var requestTimeout: Duration
@@ -86,35 +87,66 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
     private func connect() {
         guard !shutDown else { return }
         let endpoint = settings.endpoint
-        let context = settings.tlsContext
+        let proxy = settings.proxy
         let bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(TimeAmount(settings.connectTimeout))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let tls = try TLSHandler(context: context, serverHostname: endpoint.host)
-                    let http2 = HTTP2ClientHandler(delegate: self)
-                    try channel.pipeline.syncOperations.addHandlers([
-                        tls, http2, ConnectionEvents(connection: self),
-                    ])
+                    guard let proxy else {
+                        try channel.pipeline.syncOperations.addHandlers(try makeProtocolHandlers() + [ConnectionEvents(connection: self)])
+                        return
+                    }
+                    // Through a proxy: CONNECT first; TLS and HTTP/2 go in once the tunnel is open.
+                    let tunnel = HTTPConnectHandler(
+                        target: HostPort(host: endpoint.host, port: endpoint.port).description,
+                        authorization: proxy.authorization,
+                        established: { [self] context in
+                            // One at a time, each after the previous: TLS right after the tunnel.
+                            var previous = context.handler
+                            for next in try makeProtocolHandlers() {
+                                try context.pipeline.syncOperations.addHandler(next, position: .after(previous))
+                                previous = next
+                            }
+                            handler = try context.pipeline.syncOperations.handler(type: HTTP2ClientHandler.self)
+                        },
+                        failed: { [self] error in
+                            settings.logger.warning(
+                                "APNs connection through the proxy failed",
+                                metadata: ["slot": "\(slot)", "proxy": "\(proxy)", "endpoint": "\(endpoint)", "error": "\(error)"]
+                            )
+                            report(slot, .connectFailed)
+                        }
+                    )
+                    try channel.pipeline.syncOperations.addHandlers([tunnel, ConnectionEvents(connection: self)])
                 }
             }
         // ClientBootstrap resolves the host on every connect: DNS is re-resolved for each new
-        // connection, as APNs asks (its addresses change).
-        bootstrap.connect(host: endpoint.host, port: endpoint.port).whenComplete { [self] result in
+        // connection, as APNs asks (its addresses change). Through a proxy, the proxy resolves it.
+        let (host, port) = proxy.map { ($0.host, $0.port) } ?? (endpoint.host, endpoint.port)
+        bootstrap.connect(host: host, port: port).whenComplete { [self] result in
             switch result {
             case .success(let channel):
                 self.channel = channel
-                self.handler = try? channel.pipeline.syncOperations.handler(type: HTTP2ClientHandler.self)
+                // Through a proxy the HTTP/2 handler comes later, with the tunnel.
+                if proxy == nil {
+                    self.handler = try? channel.pipeline.syncOperations.handler(type: HTTP2ClientHandler.self)
+                }
                 self.sentOnThisConnection = false
             case .failure(let error):
                 settings.logger.warning(
                     "APNs connection failed",
-                    metadata: ["slot": "\(slot)", "endpoint": "\(endpoint)", "error": "\(error)"]
+                    metadata: ["slot": "\(slot)", "endpoint": "\(proxy.map { "\($0) (proxy)" } ?? "\(endpoint)")", "error": "\(error)"]
                 )
                 report(slot, .connectFailed)
             }
         }
+    }
+
+    /// TLS (ALPN h2, SNI and verification for the endpoint) and HTTP/2, in pipeline order.
+    private func makeProtocolHandlers() throws -> [any ChannelHandler] {
+        let tls = try TLSHandler(context: settings.tlsContext, serverHostname: settings.endpoint.host)
+        return [tls, HTTP2ClientHandler(delegate: self)]
     }
 
     /// TLS (with ALPN h2) is up: the connection may carry requests once the server's SETTINGS say how many.

@@ -99,6 +99,19 @@ enum ConfigurationKeys {
             change: "`1` disables retries"
         ),
         Key(
+            "apns.proxy",
+            .string(\.apns.proxy),
+            rule: .proxyOrEmpty,
+            "an HTTP proxy every APNs connection tunnels through (HTTP CONNECT; TLS to Apple stays end to end); `\"\"` = connect directly",
+            change: "where egress must go through a proxy"
+        ),
+        Key(
+            "apns.proxy_password_env",
+            .string(\.apns.proxyPasswordEnvironmentVariable),
+            "the **name** of the environment variable holding the proxy user's password (basic auth); `\"\"` = none",
+            change: "for a proxy that wants a password"
+        ),
+        Key(
             "apns.hold_min_systemic",
             .integer(\.apns.holdMinimumSystemic),
             rule: .range(1...100_000),
@@ -194,6 +207,13 @@ enum ConfigurationKeys {
             rule: .endpoint(optional: true),
             "per-app override of `apns.endpoint`; `\"\"` = use `apns.endpoint`",
             change: "e.g. one sandbox app among production apps"
+        ),
+        AppKey(
+            "proxy",
+            .string(\.proxy),
+            rule: .proxyOrEmpty,
+            "per-app override of `apns.proxy`; `\"\"` = use `apns.proxy`",
+            change: "when one app's traffic must leave through another proxy"
         ),
         AppKey(
             "auth.type",

@@ -18,6 +18,8 @@ enum ConfigurationRule: Sendable {
     case endpoint(optional: Bool)
     /// HOST:PORT, or "" for off.
     case hostPortOrOff
+    /// `http://[user@]host:port`, or "" for none.
+    case proxyOrEmpty
     /// A readable file, or "" for none.
     case readableFileOrEmpty
     /// APNs reasons whose documented status is 410: only those mean a token is dead.
@@ -33,6 +35,7 @@ enum ConfigurationRule: Sendable {
         case .oneOf(let choices): choices.map { "`\($0)`" }.joined(separator: " \\| ")
         case .endpoint(let optional): optional ? "`\"\"`, `production`, `sandbox` or HOST:PORT" : "`production`, `sandbox` or HOST:PORT"
         case .hostPortOrOff: "HOST:PORT or `\"\"`"
+        case .proxyOrEmpty: "`http://[user@]host:port` or `\"\"`"
         case .readableFileOrEmpty: "a readable file, or `\"\"`"
         case .tokenGoneReasons: "`Unregistered`, `ExpiredToken` (410 reasons)"
         }
@@ -59,6 +62,12 @@ enum ConfigurationRule: Sendable {
             return ["\(key): '\(text)' is not production, sandbox or HOST:PORT"]
         case (.hostPortOrOff, .string(let text)):
             return text.isEmpty || HostPort(text) != nil ? [] : ["\(key): '\(text)' is not HOST:PORT (or \"\" to turn it off)"]
+        case (.proxyOrEmpty, .string(let text)):
+            if text.isEmpty || ProxyURL(text) != nil { return [] }
+            if text.hasPrefix("http://"), text.dropFirst(7).prefix(while: { $0 != "@" }).contains(":") {
+                return ["\(key): a password in the URL is refused; name the variable that holds it in apns.proxy_password_env"]
+            }
+            return ["\(key): '\(text)' is not http://[user@]host:port"]
         case (.readableFileOrEmpty, .string(let path)):
             return path.isEmpty ? [] : Self.fileProblems(path, key: key)
         case (.tokenGoneReasons, .strings(let reasons)):

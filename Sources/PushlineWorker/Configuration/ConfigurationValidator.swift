@@ -44,6 +44,10 @@ enum ConfigurationValidator {
         }
         let apns = configuration.apns
         problems += customEndpointProblems(apns.endpoint, key: "apns.endpoint", caFile: apns.caFile)
+        let passwordVariable = apns.proxyPasswordEnvironmentVariable
+        if !passwordVariable.isEmpty, environment[passwordVariable] == nil {
+            problems.append("apns.proxy_password_env: environment variable \(passwordVariable) is not set")
+        }
         require(!configuration.apps.isEmpty, "apps: no app configured; add apps.default with bundle_id and auth")
         for (name, app) in configuration.apps.sorted(by: { $0.key < $1.key }) {
             let prefix = "apps.\(name)"

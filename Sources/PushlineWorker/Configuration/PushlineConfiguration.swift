@@ -50,6 +50,10 @@ public struct PushlineConfiguration: Sendable, Hashable {
         public var maxStreamsPerConnection = 1000
         public var requestTimeoutMilliseconds = 10_000
         public var maxAttempts = 5
+        /// `http://[user@]host:port` to tunnel APNs connections through (HTTP CONNECT); "" = direct.
+        public var proxy = ""
+        /// The name of the variable holding the proxy user's password; "" = none.
+        public var proxyPasswordEnvironmentVariable = ""
         /// Systemic answers in the last 2 s before an app may be held (docs/apns.md, "Systemic faults").
         public var holdMinimumSystemic = 10
         /// The percentage of systemic answers in the last 2 s that holds the app.
@@ -65,6 +69,8 @@ public struct PushlineConfiguration: Sendable, Hashable {
         public var bundleID = ""
         /// Per-app override of `apns.endpoint`; "" = use it.
         public var endpoint = ""
+        /// Per-app override of `apns.proxy`; "" = use it.
+        public var proxy = ""
         /// token | certificate
         public var authType = "token"
         public var keyFile = ""

@@ -32,8 +32,13 @@ enum APNSClients {
                 credential = .certificate(.pkcs12File(p12File, password: password))
             }
             let apns = configuration.apns
+            let proxyText = app.proxy.isEmpty ? apns.proxy : app.proxy
+            let proxy = ProxyURL(proxyText)?.apnsProxy(
+                password: apns.proxyPasswordEnvironmentVariable.isEmpty ? nil : environment[apns.proxyPasswordEnvironmentVariable]
+            )
             let clientConfiguration = APNSClientConfiguration(
                 endpoint: endpoint,
+                proxy: proxy,
                 caFile: apns.caFile.isEmpty ? nil : apns.caFile,
                 connections: apns.connections,
                 maxStreamsPerConnection: apns.maxStreamsPerConnection,

@@ -39,6 +39,7 @@ final class APNSPools: Service, Sendable {
                 metadata: [
                     "app": "\(name)", "endpoint": "\(client.configuration.endpoint)",
                     "connections": "\(client.configuration.connections)",
+                    "proxy": "\(client.configuration.proxy.map { "\($0)" } ?? "none")",
                 ]
             )
             client.start()
