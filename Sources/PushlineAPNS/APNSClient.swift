@@ -44,7 +44,7 @@ public final class APNSClient: Sendable {
         var logger = logger
         logger[metadataKey: "app"] = "\(configuration.name)"
         self.logger = logger
-        let metrics = APNSMetrics(app: configuration.name)
+        let metrics = APNSMetrics(app: configuration.name, maxRate: configuration.maxRate)
         self.metrics = metrics
 
         var tls = TLSConfiguration.client(serverHostname: configuration.endpoint.host)
@@ -81,7 +81,8 @@ public final class APNSClient: Sendable {
                     maxQueuedRequests: configuration.maxQueuedRequests,
                     retryPolicy: configuration.retryPolicy,
                     maxFreeResends: configuration.maxFreeResends,
-                    health: configuration.health
+                    health: configuration.health,
+                    maxRate: configuration.maxRate
                 ),
                 now: .now
             )

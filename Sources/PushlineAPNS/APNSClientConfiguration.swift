@@ -29,6 +29,8 @@ public struct APNSClientConfiguration: Sendable {
     /// When systemic answers hold the app, how it probes, and how long a request may stay held
     /// (docs/apns.md, "Systemic faults").
     public var health: AppHealth.Thresholds
+    /// Pacing: at most this many requests per second (retries included); nil = unpaced.
+    public var maxRate: Int?
 
     public init(
         endpoint: APNSEndpoint,
@@ -45,7 +47,8 @@ public struct APNSClientConfiguration: Sendable {
         maxFreeResends: Int = 50,
         now: @escaping @Sendable () -> Int64 = APNSClientConfiguration.systemNow,
         name: String = "default",
-        health: AppHealth.Thresholds = AppHealth.Thresholds()
+        health: AppHealth.Thresholds = AppHealth.Thresholds(),
+        maxRate: Int? = nil
     ) {
         self.endpoint = endpoint
         self.proxy = proxy
@@ -62,6 +65,7 @@ public struct APNSClientConfiguration: Sendable {
         self.now = now
         self.name = name
         self.health = health
+        self.maxRate = maxRate.flatMap { $0 > 0 ? $0 : nil }
     }
 
     /// The wall clock in unix seconds (CLOCK_REALTIME, a vDSO call: cheap, and it follows NTP

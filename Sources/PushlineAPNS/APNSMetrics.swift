@@ -20,7 +20,9 @@ final class APNSMetrics: Sendable {
         var reason: String
     }
 
-    init(app: String) {
+    /// - Parameter maxRate: the configured pace, exported as `pushline_app_max_rate` (0 = none);
+    ///   the actual rate is `rate(pushline_apns_responses_total)`.
+    init(app: String, maxRate: Int? = nil) {
         self.app = app
         latency = Timer(label: "pushline_apns_latency_seconds", dimensions: [("app", app)], preferredDisplayUnit: .seconds)
         refreshes = Counter(label: "pushline_jwt_refreshes_total", dimensions: [("app", app)])
@@ -29,6 +31,7 @@ final class APNSMetrics: Sendable {
         heldGauge = Gauge(label: "pushline_app_held", dimensions: [("app", app)])
         heldRequests = Counter(label: "pushline_apns_held_requests_total", dimensions: [("app", app)])
         heldGauge.record(0)
+        Gauge(label: "pushline_app_max_rate", dimensions: [("app", app)]).record(maxRate ?? 0)
     }
 
     func response(status: Int, reason: String?, latencyNanoseconds: Int64) {

@@ -24,6 +24,9 @@ struct PoolStateMachine {
         var health = AppHealth.Thresholds()
         /// How often queued requests are checked for deadlines (and, while held, the hold limit).
         var sweepInterval: Duration = .milliseconds(100)
+        /// Pacing: at most this many requests per second leave the pool (nil = as fast as the
+        /// streams allow). Retries and probes count too.
+        var maxRate: Int?
         var seed: UInt64 = 0x5DEE_CE66_D1CE_4E5B
     }
 
@@ -43,6 +46,10 @@ struct PoolStateMachine {
     private var tickAt: ContinuousClock.Instant?
     private(set) var isShutDown = false
     private var random: SplitMix64
+    /// `settings.maxRate`'s bucket; nil when the pool is not paced.
+    private var pace: TokenBucket?
+    /// Whether the last drain stopped for want of a pacing token (a tick is then needed).
+    private var pacedOut = false
 
     init(settings: Settings, now: ContinuousClock.Instant) {
         self.settings = settings
@@ -54,6 +61,7 @@ struct PoolStateMachine {
         )
         health = AppHealth(thresholds: settings.health, origin: now)
         random = SplitMix64(seed: settings.seed)
+        pace = settings.maxRate.map { TokenBucket(rate: $0, now: now) }
     }
 
     /// Requests waiting for a stream (queued, held, or waiting out a backoff).
@@ -498,6 +506,9 @@ struct PoolStateMachine {
         if health.isHeld, !health.probeInFlight, !queue.isEmpty, let probeAt = health.nextProbeAt {
             wanted = earlier(wanted, probeAt)
         }
+        if pacedOut, !queue.isEmpty, pace != nil {
+            wanted = earlier(wanted, pace!.nextTokenAt(now: now))
+        }
         if let wanted, tickAt.map({ wanted < $0 }) ?? true {
             tickAt = wanted
             actions.tick = wanted
@@ -516,13 +527,14 @@ struct PoolStateMachine {
     /// for each, until the queue is empty or no connection has room. A held app sends one probe
     /// at a time, when its backoff allows.
     private mutating func drain(_ actions: inout PoolActions, now: ContinuousClock.Instant) {
+        pacedOut = false
         guard !queue.isEmpty, !isShutDown else { return }
         if health.isHeld {
             guard health.mayProbe(now: now) else { return }
             while let head = queue.first, expired(head, now: now) {
                 finish(dequeue(), head.outcome(.expired, at: now), into: &actions)
             }
-            guard !queue.isEmpty, let slot = slotForNext(), capacities[slot].reserve() else { return }
+            guard !queue.isEmpty, let slot = slotForNext(), paced(now: now), capacities[slot].reserve() else { return }
             let probe = dequeue()
             probe.isProbe = true
             health.probeSent()
@@ -531,7 +543,7 @@ struct PoolStateMachine {
         }
         if queue.count == 1 {
             // A job of one token: the same choice, without building per-connection batches.
-            guard let slot = slotForNext(), capacities[slot].reserve() else { return }
+            guard let slot = slotForNext(), paced(now: now), capacities[slot].reserve() else { return }
             let request = dequeue()
             if expired(request, now: now) {
                 capacities[slot].release()
@@ -543,7 +555,7 @@ struct PoolStateMachine {
         }
         var batches: [[PendingRequest]] = Array(repeating: [], count: capacities.count)
         while !queue.isEmpty {
-            guard let best = slotForNext(), capacities[best].reserve() else { break }
+            guard let best = slotForNext(), paced(now: now), capacities[best].reserve() else { break }
             let request = dequeue()
             if expired(request, now: now) {
                 capacities[best].release()
@@ -555,6 +567,16 @@ struct PoolStateMachine {
         for (slot, batch) in batches.enumerated() where !batch.isEmpty {
             actions.sends.append((slot, batch))
         }
+    }
+
+    /// Takes a pacing token for the next hand-out: true when the pool is not paced or one is
+    /// there; false (and a tick for the next token) when the pace says wait. Called only once a
+    /// connection has room, so a full pool does not burn tokens.
+    private mutating func paced(now: ContinuousClock.Instant) -> Bool {
+        guard pace != nil else { return true }
+        if pace!.take(now: now) { return true }
+        pacedOut = true
+        return false
     }
 
     private func expired(_ request: PendingRequest, now: ContinuousClock.Instant) -> Bool {

@@ -23,20 +23,20 @@ import Testing
             limit: Int = 100,
             tokenAuth: Bool = false,
             retry: RetryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(100)),
-            health: AppHealth.Thresholds = AppHealth.Thresholds(minimumSystemic: 5, ratio: 0.5)
+            health: AppHealth.Thresholds = AppHealth.Thresholds(minimumSystemic: 5, ratio: 0.5),
+            maxRate: Int? = nil
         ) {
             now = .now
-            machine = PoolStateMachine(
-                settings: .init(
-                    connections: connections,
-                    configuredCap: 1000,
-                    tokenAuth: tokenAuth,
-                    retryPolicy: retry,
-                    health: health,
-                    seed: 42
-                ),
-                now: now
+            var settings = PoolStateMachine.Settings(
+                connections: connections,
+                configuredCap: 1000,
+                tokenAuth: tokenAuth,
+                retryPolicy: retry,
+                health: health,
+                seed: 42
             )
+            settings.maxRate = maxRate
+            machine = PoolStateMachine(settings: settings, now: now)
             for slot in 0..<connections {
                 apply(machine.connected(slot: slot, peerLimit: limit, now: now))
             }
@@ -106,6 +106,35 @@ import Testing
     }
 
     static let ok = APNSResponse(status: 200)
+
+    // MARK: Pacing
+
+    /// 100 per second with bursts of 5: free streams do not speed it up, the machine asks for a
+    /// tick when the next token is due, and a full second sends about 100 more.
+    @Test func aPacedPoolSendsAtItsRateWhateverTheStreamsAllow() {
+        var driver = Driver(connections: 2, limit: 1000, maxRate: 100)
+        driver.submit(500)
+        var sent = driver.inFlight.values.map(\.count).reduce(0, +)
+        #expect(sent == 5, "the burst")
+        #expect(driver.tick != nil, "a tick for the next token")
+        var total = sent
+        var checkpoints: [Int] = []
+        for step in 1...100 {
+            driver.answerAll(status: 200)
+            driver.advance(.milliseconds(10))
+            sent = driver.inFlight.values.map(\.count).reduce(0, +)
+            total += sent
+            if step % 25 == 0 { checkpoints.append(total) }
+        }
+        #expect(checkpoints == [30, 55, 80, 105], "about one per 10 ms after the burst: \(checkpoints)")
+        #expect(driver.machine.queuedCount == 500 - total)
+    }
+
+    @Test func anUnpacedPoolFillsItsStreamsAtOnce() {
+        var driver = Driver(connections: 2, limit: 100)
+        driver.submit(500)
+        #expect(driver.inFlight.values.map(\.count).reduce(0, +) == 200)
+    }
 
     // MARK: Routing and connection events
 

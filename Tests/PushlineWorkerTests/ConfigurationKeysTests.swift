@@ -58,29 +58,29 @@ import Yams
         #expect(loaded == configuration, "\(printed)")
     }
 
+    /// A value unlike `value` (the default), as a variable's text and as the value it must give.
+    static func different(from value: ConfigurationValue) -> (text: String, expected: ConfigurationValue) {
+        switch value {
+        case .string(let text): (text + "x", .string(text + "x"))
+        case .integer(let number): (String(number + 1), .integer(number + 1))
+        case .boolean(let flag): (String(!flag), .boolean(!flag))
+        case .strings(let list): ((list + ["ExpiredToken"]).joined(separator: ","), .strings(list + ["ExpiredToken"]))
+        }
+    }
+
     @Test func everyKeyIsReadFromItsVariable() async throws {
         // A value unlike the default for each key, set only through the environment.
         var environment: [String: String] = ["APPS": "default"]
         var expected: [String: ConfigurationValue] = [:]
         for key in ConfigurationKeys.global {
-            let variable = ConfigurationKeys.Key.environmentName(key.name)
-            switch key.value(in: PushlineConfiguration()) {
-            case .string(let text):
-                environment[variable] = text + "x"
-                expected[key.name] = .string(text + "x")
-            case .integer(let number):
-                environment[variable] = String(number + 1)
-                expected[key.name] = .integer(number + 1)
-            case .boolean(let flag):
-                environment[variable] = String(!flag)
-                expected[key.name] = .boolean(!flag)
-            case .strings(let list):
-                environment[variable] = (list + ["ExpiredToken"]).joined(separator: ",")
-                expected[key.name] = .strings(list + ["ExpiredToken"])
-            }
+            let (text, value) = Self.different(from: key.value(in: PushlineConfiguration()))
+            environment[ConfigurationKeys.Key.environmentName(key.name)] = text
+            expected[key.name] = value
         }
         for key in ConfigurationKeys.app {
-            environment["APPS_DEFAULT_" + ConfigurationKeys.AppKey.environmentName(key.name)] = "v-\(key.name)"
+            let (text, value) = Self.different(from: key.value(in: PushlineConfiguration.App()))
+            environment["APPS_DEFAULT_" + ConfigurationKeys.AppKey.environmentName(key.name)] = text
+            expected["apps.default.\(key.name)"] = value
         }
         let configuration = try ConfigurationLoader.loadUnvalidated(environment: environment)
         for key in ConfigurationKeys.global {
@@ -88,7 +88,7 @@ import Yams
         }
         let app = try #require(configuration.apps["default"])
         for key in ConfigurationKeys.app {
-            #expect(key.value(in: app) == .string("v-\(key.name)"), "apps.default.\(key.name)")
+            #expect(key.value(in: app) == expected["apps.default.\(key.name)"], "apps.default.\(key.name)")
         }
     }
 

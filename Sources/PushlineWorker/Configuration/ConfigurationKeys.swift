@@ -216,6 +216,13 @@ enum ConfigurationKeys {
             change: "when one app's traffic must leave through another proxy"
         ),
         AppKey(
+            "max_rate",
+            .integer(\.maxRate),
+            rule: .range(0...1_000_000),
+            "pacing: at most this many notifications per second leave for APNs (retries included; bursts of at most 50 ms of it); what waits stays in Kafka through the usual backpressure; `0` = as fast as APNs allows",
+            change: "to send a campaign at a set rate"
+        ),
+        AppKey(
             "auth.type",
             .string(\.authType),
             rule: .oneOf(["token", "certificate"]),

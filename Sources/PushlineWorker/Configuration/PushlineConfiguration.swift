@@ -71,6 +71,8 @@ public struct PushlineConfiguration: Sendable, Hashable {
         public var endpoint = ""
         /// Per-app override of `apns.proxy`; "" = use it.
         public var proxy = ""
+        /// Pacing: notifications per second for this app; 0 = as fast as APNs allows.
+        public var maxRate = 0
         /// token | certificate
         public var authType = "token"
         public var keyFile = ""

@@ -49,7 +49,8 @@ enum APNSClients {
                     minimumSystemic: apns.holdMinimumSystemic,
                     ratio: Double(apns.holdPercent) / 100,
                     holdLimit: .milliseconds(apns.holdLimitMilliseconds)
-                )
+                ),
+                maxRate: app.maxRate
             )
             do {
                 clients[name] = try APNSClient(configuration: clientConfiguration, credential: credential, group: group)
