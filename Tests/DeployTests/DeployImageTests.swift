@@ -71,6 +71,25 @@ enum DockerfileFacts {
         }
     }
 
+    /// APNs' server certificates chain to "USERTrust RSA Certification Authority" since 2025
+    /// (sandbox 2025-01-20, production 2025-02-24). The image trusts the system store of Debian's
+    /// ca-certificates for its release; this machine runs the same release, so its bundle is the
+    /// image's, and it must hold that root.
+    @Test func theImagesTrustStoreHoldsAPNsRoot() throws {
+        let release = try DeployFiles.dockerfileArgument("DEBIAN_RELEASE")
+        let osRelease = try String(contentsOfFile: "/etc/os-release", encoding: .utf8)
+        try #require(osRelease.contains("VERSION_CODENAME=\(release)"), "this check needs a Debian \(release) machine")
+        let runtime = try #require(runs.first { $0.contains("libnghttp2-14") })
+        #expect(runtime.contains(" ca-certificates"))
+        let root = try String(
+            contentsOfFile: "/usr/share/ca-certificates/mozilla/USERTrust_RSA_Certification_Authority.crt",
+            encoding: .utf8
+        )
+        let bundle = try String(contentsOfFile: "/etc/ssl/certs/ca-certificates.crt", encoding: .utf8)
+        let body = root.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
+        #expect(!body.isEmpty && bundle.split(separator: "\n").joined().contains(body), "USERTrust RSA is not in the system bundle")
+    }
+
     @Test func resolvesDependenciesBeforeCopyingSources() throws {
         let manifest = try #require(instructions.firstIndex { $0.instruction == "COPY" && $0.arguments.hasPrefix("Package.swift") })
         let resolve = try #require(instructions.firstIndex { $0.instruction == "RUN" && $0.arguments.contains("swift package resolve") })
