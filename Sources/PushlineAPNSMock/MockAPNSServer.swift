@@ -55,6 +55,9 @@ public final class MockAPNSServer: Sendable {
             throw MockError("the mock needs --tls-cert and --tls-key, or --self-signed DIR")
         }
         var tls = TLSConfiguration.server(identity: tlsIdentity)
+        // APNs serves clients that offer no ALPN (HTTP/2 with prior knowledge over TLS); the mock
+        // does too, and counts them (`connections_without_alpn`).
+        tls.requireALPN = false
         if let clientCA = configuration.clientCAFile {
             tls.clientCertificateVerification = .require(.caFile(clientCA))
         }
@@ -75,7 +78,7 @@ public final class MockAPNSServer: Sendable {
                     let tlsHandler = try TLSHandler(context: context)
                     let delegate = MockConnection(shared: shared, channel: channel)
                     let handler = HTTP2ServerHandler(configuration: http2, delegate: delegate)
-                    try channel.pipeline.syncOperations.addHandlers([tlsHandler, handler, MockErrorSink()])
+                    try channel.pipeline.syncOperations.addHandlers([tlsHandler, handler, MockErrorSink(stats: stats)])
                 }
             }
         let channel: any Channel
@@ -141,6 +144,19 @@ public struct MockError: Error, CustomStringConvertible {
 /// an unhandled error); the connection is closed by the handler that raised it.
 final class MockErrorSink: ChannelInboundHandler, Sendable {
     typealias InboundIn = Never
+    private let stats: MockStats
+
+    init(stats: MockStats) {
+        self.stats = stats
+    }
+
+    /// A handshake that negotiated no ALPN protocol: served, and counted.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .handshakeCompleted(let negotiated)? = event as? TLSUserEvent, negotiated == nil {
+            stats.connectionWithoutALPN()
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)

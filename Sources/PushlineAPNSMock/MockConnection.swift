@@ -245,6 +245,7 @@ final class MockConnection: HTTP2ServerDelegate {
             }
             currentToken = verified
             currentJWT = Array(verified.jwt.utf8)
+            if verified.derSignature { shared.stats.derSignedToken() }
             return nil
         }
     }

@@ -27,6 +27,10 @@ public final class MockStats: Sendable {
         public var goawaysSent = 0
         public var abruptCloses = 0
         public var refusedStreams = 0
+        /// Connections whose client offered no ALPN (APNs serves them; Pushy, for one, offers none).
+        public var connectionsWithoutALPN = 0
+        /// Provider tokens whose ES256 signature was DER rather than raw r||s (APNs accepts both).
+        public var derSignedTokens = 0
         /// Requests answered by the timed outage (`MockConfiguration.outageSeconds`).
         public var outageAnswers = 0
         /// When the outage window opened and when it closes, in unix seconds; nil until it opens.
@@ -153,6 +157,14 @@ public final class MockStats: Sendable {
     func streamRefused() {
         state.withLock { $0.totals.refusedStreams += 1 }
     }
+
+    func connectionWithoutALPN() {
+        state.withLock { $0.totals.connectionsWithoutALPN += 1 }
+    }
+
+    func derSignedToken() {
+        state.withLock { $0.totals.derSignedTokens += 1 }
+    }
 }
 
 extension MockStats.Snapshot {
@@ -177,6 +189,8 @@ extension MockStats.Snapshot {
             + "\"goaways_sent\":\(goawaysSent),"
             + "\"abrupt_closes\":\(abruptCloses),"
             + "\"refused_streams\":\(refusedStreams),"
+            + "\"connections_without_alpn\":\(connectionsWithoutALPN),"
+            + "\"der_signed_tokens\":\(derSignedTokens),"
             + "\"outage_answers\":\(outageAnswers),"
             + "\"outage_started_at\":\(number(outageStartedAt)),"
             + "\"outage_ends_at\":\(number(outageEndsAt)),"

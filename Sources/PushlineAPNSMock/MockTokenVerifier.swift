@@ -28,6 +28,8 @@ struct MockTokenVerifier: Sendable {
         var keyID: String
         var teamID: String
         var issuedAt: Int64
+        /// The signature was DER (`ECDSA-Sig-Value`) rather than raw r||s: APNs accepts it.
+        var derSignature = false
     }
 
     /// Verifies the `authorization` header value; the failure is APNs' answer.
@@ -46,9 +48,10 @@ struct MockTokenVerifier: Sendable {
         guard let key = keys[parsed.keyID], key.teamID == parsed.teamID else {
             return .failure(.init(403, .invalidProviderToken))
         }
-        guard parsed.signature.count == 64,
-            (try? ES256.verify(parsed.signature, of: parsed.signingInput, with: key.publicKey)) == true
-        else {
+        // JOSE says raw r||s (64 bytes); APNs also takes a DER signature, which some clients send.
+        let derSignature = parsed.signature.count != 64
+        let raw = derSignature ? (try? ES256.rawSignature(fromDER: parsed.signature)) : parsed.signature
+        guard let raw, (try? ES256.verify(raw, of: parsed.signingInput, with: key.publicKey)) == true else {
             return .failure(.init(403, .invalidProviderToken))
         }
         if parsed.issuedAt - now > Self.maximumFutureSkew {
@@ -57,6 +60,8 @@ struct MockTokenVerifier: Sendable {
         if now - parsed.issuedAt > 3600 {
             return .failure(.init(403, .expiredProviderToken))
         }
-        return .success(Verified(jwt: jwt, keyID: parsed.keyID, teamID: parsed.teamID, issuedAt: parsed.issuedAt))
+        return .success(
+            Verified(jwt: jwt, keyID: parsed.keyID, teamID: parsed.teamID, issuedAt: parsed.issuedAt, derSignature: derSignature)
+        )
     }
 }

@@ -65,12 +65,16 @@ public final class MockFixture: Sendable {
     }
 
     /// A plain HTTP/2-over-TLS client connection to the mock (the transport's own client).
+    ///
+    /// - Parameter alpn: false offers no ALPN at all (HTTP/2 with prior knowledge, as some clients do).
     public func connect(
         identity: TLSConfiguration.Identity? = nil,
+        alpn: Bool = true,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> HTTP2ClientConnection {
         var tls = TLSConfiguration.client(serverHostname: "127.0.0.1", trustRoots: .caFile(caFile))
         tls.identity = identity
+        if !alpn { tls.alpnProtocols = [] }
         let context = try TLSContext(configuration: tls)
         // Both handlers go in before any byte arrives: the server's SETTINGS may come with the
         // last handshake flight.
