@@ -52,8 +52,9 @@ import Testing
         #expect(success["latency_ms"] as? Double == 0.1)
     }
 
-    @Test func aDeliveryCarriesAPNsUniqueIDWhenAPNsGaveOne() throws {
-        var delivery = ResultRecord.Delivery(
+    /// A plain 200 delivery, for tests that set one optional field.
+    var success: ResultRecord.Delivery {
+        ResultRecord.Delivery(
             jobID: "j",
             token: "ab",
             app: "a",
@@ -65,24 +66,17 @@ import Testing
             latencyMilliseconds: 1,
             source: source
         )
+    }
+
+    @Test func aDeliveryCarriesAPNsUniqueIDWhenAPNsGaveOne() throws {
+        var delivery = success
         #expect(try object(.delivery(delivery))["apns_unique_id"] is NSNull)
         delivery.apnsUniqueID = "a6b0b0c4-2c4b-4b1e-9c36-3b2d1f1f0e6a"
         #expect(try object(.delivery(delivery))["apns_unique_id"] as? String == "a6b0b0c4-2c4b-4b1e-9c36-3b2d1f1f0e6a")
     }
 
     @Test func aHeldDeliveryCarriesHeldMilliseconds() throws {
-        var delivery = ResultRecord.Delivery(
-            jobID: "j",
-            token: "ab",
-            app: "a",
-            status: 200,
-            reason: nil,
-            apnsID: nil,
-            timestamp: nil,
-            attempts: 1,
-            latencyMilliseconds: 1,
-            source: source
-        )
+        var delivery = success
         #expect(try object(.delivery(delivery))["held_ms"] == nil)
         delivery.heldMilliseconds = 1234.56
         #expect(try object(.delivery(delivery))["held_ms"] as? Double == 1234.6)
