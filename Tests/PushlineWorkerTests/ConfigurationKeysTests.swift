@@ -97,7 +97,7 @@ import Yams
         for section in ConfigurationKeys.sections where section != "apps" {
             yaml += "\(section):\n"
             for key in ConfigurationKeys.global where key.section == section {
-                yaml += "  \(key.name.dropFirst(section.count + 1)): x\n"
+                yaml += "  \(key.nameInSection): x\n"
             }
             if section == "worker" { yaml += "  max_inflght: 1\n" }
         }

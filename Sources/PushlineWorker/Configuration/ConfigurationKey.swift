@@ -46,6 +46,13 @@ struct ConfigurationKey<Root: Sendable>: Sendable {
         return String(name[..<dot])
     }
 
+    /// The name within its section: `brokers` for `kafka.brokers`, `key_file` for
+    /// `auth.key_file`, the whole name for a key at the root.
+    var nameInSection: String {
+        guard let dot = name.firstIndex(of: ".") else { return name }
+        return String(name[name.index(after: dot)...])
+    }
+
     /// The key's value in `root`.
     func value(in root: Root) -> ConfigurationValue {
         switch field {

@@ -280,7 +280,7 @@ enum ConfigurationKeys {
 
     /// The table's keys of `section`, without the section prefix (`brokers` for `kafka`).
     static func names(in section: String) -> Set<String> {
-        var names = Set(global.filter { $0.section == section }.map { String($0.name.dropFirst(section.count + 1)) })
+        var names = Set(global.filter { $0.section == section }.map(\.nameInSection))
         names.formUnion(mappings[section] ?? [])
         return names
     }

@@ -31,8 +31,14 @@ enum ConfigurationReference {
         } else {
             let defaults = PushlineConfiguration()
             for key in ConfigurationKeys.global where key.section == section {
-                let name = String(key.name.dropFirst(section.count + 1))
-                rows.append(row(key, name: name, value: key.value(in: defaults), variable: ConfigurationKeys.Key.environmentName(key.name)))
+                rows.append(
+                    row(
+                        key,
+                        name: key.nameInSection,
+                        value: key.value(in: defaults),
+                        variable: ConfigurationKeys.Key.environmentName(key.name)
+                    )
+                )
             }
             if section == "kafka" {
                 rows.append(

@@ -21,11 +21,7 @@ enum ConfigurationSchema {
                     problems += unknown(in: app, allowed: appTopLevel, path: "apps.\(name)")
                     for section in appSections.sorted() {
                         guard let node = app.mapping?[section] else { continue }
-                        let allowed = Set(
-                            ConfigurationKeys.app.filter { $0.section == section }.map {
-                                String($0.name.dropFirst(section.count + 1))
-                            }
-                        )
+                        let allowed = Set(ConfigurationKeys.app.filter { $0.section == section }.map(\.nameInSection))
                         problems += unknown(in: node, allowed: allowed, path: "apps.\(name).\(section)")
                     }
                 }
