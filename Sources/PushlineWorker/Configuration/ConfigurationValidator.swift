@@ -1,4 +1,5 @@
 import Foundation
+import PushlineAPNS
 import PushlineAPNSCore
 import PushlineKafka
 
@@ -108,8 +109,11 @@ enum ConfigurationValidator {
         let scoped = app.credentialEnvironment
         guard scoped == "sandbox" || scoped == "production" else { return [] }
         let (endpoint, key) = app.endpoint.isEmpty ? (globalEndpoint, "apns.endpoint") : (app.endpoint, "\(prefix).endpoint")
-        let environment = endpoint == "development" ? "sandbox" : endpoint
-        guard environment == "sandbox" || environment == "production", environment != scoped else { return [] }
+        // The environment the records report too (`APNSEndpoint.environment`); a custom endpoint
+        // is not judged.
+        guard let environment = APNSEndpoint(endpoint)?.environment, environment != "custom", environment != scoped else {
+            return []
+        }
         return [
             "\(prefix).auth.environment: a \(scoped)-only credential, but \(key) is \(environment); "
                 + "APNs refuses it there (use a \(environment) or an any-environment key, or point the app at \(scoped))"
