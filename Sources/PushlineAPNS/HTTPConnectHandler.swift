@@ -108,15 +108,7 @@ final class HTTPConnectHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// The offset of the blank line (`\r\n\r\n`) ending the head, if it has arrived.
     static func headEnd(in buffer: ByteBuffer) -> Int? {
         let view = buffer.readableBytesView
-        guard view.count >= 4 else { return nil }
-        var index = view.startIndex
-        while index <= view.endIndex - 4 {
-            if view[index] == 13, view[index + 1] == 10, view[index + 2] == 13, view[index + 3] == 10 {
-                return index - view.startIndex
-            }
-            index += 1
-        }
-        return nil
+        return view.firstRange(of: [13, 10, 13, 10]).map { $0.lowerBound - view.startIndex }
     }
 }
 
