@@ -10,6 +10,16 @@ import Synchronization
 struct AppsOverride {
     var apps: (MockFixture) -> [String: Any]
     var caFile: (MockFixture) -> String
+
+    /// One app's keys, as `apps.NAME` spells them: the mock's bundle id, token auth with
+    /// `keyFrom`'s signing key, and `extra` keys (endpoint, proxy, max_rate, ...).
+    static func tokenApp(keyFrom mock: MockFixture, _ extra: [String: Any] = [:]) -> [String: Any] {
+        let app: [String: Any] = [
+            "bundle_id": MockFixture.bundleID,
+            "auth": ["type": "token", "key_file": mock.keyFile, "key_id": MockFixture.keyID, "team_id": MockFixture.teamID],
+        ]
+        return app.merging(extra) { _, new in new }
+    }
 }
 
 /// The real pieces for an end-to-end run: the embedded broker with the contract's topics, the mock

@@ -9,15 +9,7 @@ import Testing
     @Test func aPacedAppSendsAtItsRate() async throws {
         let override = AppsOverride(
             apps: { mock in
-                [
-                    "default": [
-                        "bundle_id": MockFixture.bundleID,
-                        "max_rate": 200,
-                        "auth": [
-                            "type": "token", "key_file": mock.keyFile, "key_id": MockFixture.keyID, "team_id": MockFixture.teamID,
-                        ],
-                    ] as [String: Any]
-                ]
+                ["default": AppsOverride.tokenApp(keyFrom: mock, ["max_rate": 200])]
             },
             caFile: { $0.caFile }
         )

@@ -9,15 +9,7 @@ import Testing
         let proxy = try await ConnectProxy()
         let override = AppsOverride(
             apps: { mock in
-                [
-                    "default": [
-                        "bundle_id": MockFixture.bundleID,
-                        "proxy": "http://pushline@127.0.0.1:\(proxy.port)",
-                        "auth": [
-                            "type": "token", "key_file": mock.keyFile, "key_id": MockFixture.keyID, "team_id": MockFixture.teamID,
-                        ],
-                    ] as [String: Any]
-                ]
+                ["default": AppsOverride.tokenApp(keyFrom: mock, ["proxy": "http://pushline@127.0.0.1:\(proxy.port)"])]
             },
             caFile: { $0.caFile }
         )

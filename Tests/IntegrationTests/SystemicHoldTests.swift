@@ -112,21 +112,8 @@ import Testing
         let override = AppsOverride(
             apps: { refusing in
                 [
-                    "broken": [
-                        "bundle_id": MockFixture.bundleID,
-                        "auth": [
-                            "type": "token", "key_file": refusing.keyFile, "key_id": MockFixture.keyID,
-                            "team_id": MockFixture.teamID,
-                        ],
-                    ] as [String: Any],
-                    "ok": [
-                        "bundle_id": MockFixture.bundleID,
-                        "endpoint": healthy.endpoint,
-                        "auth": [
-                            "type": "token", "key_file": healthy.keyFile, "key_id": MockFixture.keyID,
-                            "team_id": MockFixture.teamID,
-                        ],
-                    ] as [String: Any],
+                    "broken": AppsOverride.tokenApp(keyFrom: refusing),
+                    "ok": AppsOverride.tokenApp(keyFrom: healthy, ["endpoint": healthy.endpoint]),
                 ]
             },
             caFile: { refusing in
