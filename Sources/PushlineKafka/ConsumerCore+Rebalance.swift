@@ -22,7 +22,11 @@ extension ConsumerCore: RDKafkaRebalanceHandler {
             } else {
                 check(rd_kafka_assign(handle, partitions), "assign")
             }
-            if fetchPaused { _ = rd_kafka_pause_partitions(handle, partitions) }
+            bulkQueue.takeOver(list.filter { !isPriority($0.topic) })
+            let paused = list.filter { isPriority($0.topic) ? priorityFetchPaused : fetchPaused }
+            if !paused.isEmpty {
+                _ = rd_kafka_pause_partitions(handle, RDKafkaTopicPartitionList(paused).pointer)
+            }
             logger.info("assigned \(list.count) partitions", metadata: ["partitions": "\(list)"])
             continuation.yield(.assigned(list))
         case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:

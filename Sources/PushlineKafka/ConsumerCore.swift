@@ -16,21 +16,26 @@ final class ConsumerCore: @unchecked Sendable {
     let configuration: KafkaConsumerConfiguration
     let logger: Logger
     let continuation: AsyncThrowingStream<KafkaConsumerEvent, any Error>.Continuation
+    /// The priority lane's records (`configuration.priorityTopics`); finished with `continuation`.
+    let priorityContinuation: AsyncThrowingStream<KafkaConsumerEvent, any Error>.Continuation
     let condition = NSCondition()
+    /// Where the bulk partitions' records wait until the buffer has room; the consumer queue
+    /// keeps rebalances, logs and the priority partitions' records, and is polled in every state.
+    let bulkQueue: RDKafkaQueue
 
     // Guarded by `condition`.
     var assignments = AssignmentState()
     var drainWaiting = false
     private var userPaused = false
+    /// Records yielded and not yet read, per lane.
     private var buffered = 0
-    /// Whether the poll thread waits for the application to read from a full buffer.
-    private var bufferWaiting = false
-    /// Since when the buffer has been full (pausing comes only after `fullPauseAfter`).
+    private var bufferedPriority = 0
+    /// Since when a lane's buffer has been full (pausing comes only after `fullPauseAfter`).
     private var fullSince: ContinuousClock.Instant?
-    /// A buffer full this long pauses fetching. Pausing purges librdkafka's prefetched messages
-    /// (they are fetched again on resume), so a reader that is merely a little behind is waited
-    /// for instead; a reader that stopped (backpressure) gets its partitions paused while the poll
-    /// thread keeps the member alive.
+    private var priorityFullSince: ContinuousClock.Instant?
+    /// A buffer full this long pauses its lane's partitions. Pausing purges librdkafka's
+    /// prefetched messages (they are fetched again on resume), so a reader that is merely a
+    /// little behind is waited for instead (the bulk queue simply keeps its records meanwhile).
     private let fullPauseAfter: Duration = .seconds(1)
     private var closeDeadline: ContinuousClock.Instant?
     private var closed = false
@@ -38,6 +43,7 @@ final class ConsumerCore: @unchecked Sendable {
 
     // Poll thread only.
     var fetchPaused = false
+    var priorityFetchPaused = false
     var closing = false
     var failed = false
     var closeDrainDeadline = ContinuousClock.now
@@ -47,12 +53,15 @@ final class ConsumerCore: @unchecked Sendable {
         client: RDKafkaClient,
         configuration: KafkaConsumerConfiguration,
         logger: Logger,
-        continuation: AsyncThrowingStream<KafkaConsumerEvent, any Error>.Continuation
+        continuation: AsyncThrowingStream<KafkaConsumerEvent, any Error>.Continuation,
+        priorityContinuation: AsyncThrowingStream<KafkaConsumerEvent, any Error>.Continuation
     ) {
         self.client = client
         self.configuration = configuration
         self.logger = logger
         self.continuation = continuation
+        self.priorityContinuation = priorityContinuation
+        self.bulkQueue = RDKafkaQueue(client: client)
     }
 
     func start() {
@@ -61,6 +70,10 @@ final class ConsumerCore: @unchecked Sendable {
         let thread = Thread { [self] in run() }
         thread.name = "kafka-consumer"
         thread.start()
+    }
+
+    func isPriority(_ topic: String) -> Bool {
+        configuration.priorityTopics.contains(topic)
     }
 
     // MARK: - Called from any thread
@@ -72,10 +85,13 @@ final class ConsumerCore: @unchecked Sendable {
         condition.unlock()
     }
 
-    func delivered(_ count: Int) {
+    func delivered(_ count: Int, priority: Bool) {
         condition.lock()
-        buffered -= count
-        if bufferWaiting { condition.broadcast() }
+        if priority {
+            bufferedPriority -= count
+        } else {
+            buffered -= count
+        }
         condition.unlock()
     }
 
@@ -123,22 +139,12 @@ final class ConsumerCore: @unchecked Sendable {
         let pollMilliseconds = Int32(clamping: configuration.pollInterval.milliseconds)
         while true {
             condition.lock()
-            var full = buffered >= configuration.maxBufferedRecords
-            if full, !userPaused, closeDeadline == nil {
-                bufferWaiting = true
-                _ = condition.wait(until: Date(timeIntervalSinceNow: configuration.pollInterval.seconds))
-                bufferWaiting = false
-                full = buffered >= configuration.maxBufferedRecords
-            }
+            let room = configuration.maxBufferedRecords - buffered
             let now = ContinuousClock.now
-            if full {
-                if fullSince == nil { fullSince = now }
-            } else {
-                fullSince = nil
-            }
-            let fullForLong = fullSince.map { now - $0 >= fullPauseAfter } ?? false
-            let wantPaused = userPaused || fullForLong
-            let holdOff = full && !wantPaused
+            fullSince = room <= 0 ? (fullSince ?? now) : nil
+            priorityFullSince = bufferedPriority >= configuration.maxBufferedRecords ? (priorityFullSince ?? now) : nil
+            let wantPaused = userPaused || fullSince.map { now - $0 >= fullPauseAfter } ?? false
+            let wantPriorityPaused = priorityFullSince.map { now - $0 >= fullPauseAfter } ?? false
             let closeAt = closeDeadline
             condition.unlock()
             if let closeAt {
@@ -148,31 +154,46 @@ final class ConsumerCore: @unchecked Sendable {
             if let fatal = client.fatalError() {
                 failed = true
                 continuation.finish(throwing: fatal)
+                priorityContinuation.finish()
                 runClose(deadline: .now)
                 return
             }
-            if wantPaused != fetchPaused { setFetchPaused(wantPaused) }
+            if wantPaused != fetchPaused { setFetchPaused(wantPaused, priority: false) }
+            if wantPriorityPaused != priorityFetchPaused { setFetchPaused(wantPriorityPaused, priority: true) }
             storeCompletedOffsets()
-            if holdOff { continue }
-            pollBatch(timeout: pollMilliseconds)
+            // Bulk records only while the buffer has room; the consumer queue in every state, so
+            // rebalances are served at once even while the reader is behind. It waits only when
+            // the bulk queue had nothing to give.
+            var took = 0
+            if room > 0 {
+                took = bulkQueue.consume(upTo: min(room, configuration.maxBatchSize)) { message in
+                    take(message)
+                }
+            }
+            pollBatch(timeout: took > 0 ? 0 : pollMilliseconds)
         }
     }
 
-    /// Polls up to `maxBatchSize` messages (blocking only for the first) and delivers them.
+    /// Polls the consumer queue: up to `maxBatchSize` messages (blocking only for the first),
+    /// serving rebalances and logs on the way, and delivers what was fetched.
     func pollBatch(timeout: Int32) {
         var timeout = timeout
         while pending.count < configuration.maxBatchSize {
             guard let message = rd_kafka_consumer_poll(client.handle, timeout) else { break }
             timeout = 0
-            if message.pointee.err == RD_KAFKA_RESP_ERR_NO_ERROR {
-                pending.append(CopiedMessage(copying: message))
-            } else {
-                logMessageError(message)
-            }
+            take(message)
             // Destroy at once: a held message pins its whole fetch buffer.
             rd_kafka_message_destroy(message)
         }
         flushPending()
+    }
+
+    private func take(_ message: UnsafeMutablePointer<rd_kafka_message_t>) {
+        if message.pointee.err == RD_KAFKA_RESP_ERR_NO_ERROR {
+            pending.append(CopiedMessage(copying: message))
+        } else {
+            logMessageError(message)
+        }
     }
 
     /// Takes copied messages into the assignment state and yields them. Also called at the start
@@ -180,23 +201,31 @@ final class ConsumerCore: @unchecked Sendable {
     func flushPending() {
         guard !pending.isEmpty else { return }
         var records: [KafkaRecord] = []
+        var priorityRecords: [KafkaRecord] = []
         records.reserveCapacity(pending.count)
         condition.lock()
         for message in pending {
             guard !closing, let id = assignments.take(message.topicPartition, offset: message.offset) else { continue }
-            records.append(
-                KafkaRecord(
-                    id: id,
-                    key: message.key,
-                    value: message.value,
-                    headers: message.headers,
-                    timestampMilliseconds: message.timestampMilliseconds
-                )
+            let record = KafkaRecord(
+                id: id,
+                key: message.key,
+                value: message.value,
+                headers: message.headers,
+                timestampMilliseconds: message.timestampMilliseconds
             )
+            if isPriority(message.topicPartition.topic) {
+                priorityRecords.append(record)
+            } else {
+                records.append(record)
+            }
         }
         buffered += records.count
+        bufferedPriority += priorityRecords.count
         condition.unlock()
         pending.removeAll(keepingCapacity: true)
+        if !priorityRecords.isEmpty {
+            priorityContinuation.yield(.records(priorityRecords))
+        }
         if !records.isEmpty {
             continuation.yield(.records(records))
         }
@@ -241,17 +270,31 @@ final class ConsumerCore: @unchecked Sendable {
         }
     }
 
-    func setFetchPaused(_ paused: Bool) {
-        var list: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
-        guard rd_kafka_assignment(client.handle, &list) == RD_KAFKA_RESP_ERR_NO_ERROR, let list else { return }
-        // rd_kafka_assignment hands us a list we must destroy.
-        defer { rd_kafka_topic_partition_list_destroy(list) }
-        let err = paused ? rd_kafka_pause_partitions(client.handle, list) : rd_kafka_resume_partitions(client.handle, list)
+    /// Pauses or resumes fetching on the assigned partitions of one lane (both when `priority`
+    /// is nil).
+    func setFetchPaused(_ paused: Bool, priority: Bool?) {
+        let partitions = assignedPartitions().filter { priority == nil || isPriority($0.topic) == priority }
+        if priority != true { fetchPaused = paused }
+        if priority != false { priorityFetchPaused = paused }
+        guard !partitions.isEmpty else { return }
+        let list = RDKafkaTopicPartitionList(partitions)
+        let err = paused ? rd_kafka_pause_partitions(client.handle, list.pointer) : rd_kafka_resume_partitions(client.handle, list.pointer)
         if err != RD_KAFKA_RESP_ERR_NO_ERROR {
             logger.warning("cannot \(paused ? "pause" : "resume") partitions: \(KafkaError(err))")
         }
-        fetchPaused = paused
-        logger.debug("fetching \(paused ? "paused" : "resumed")", metadata: ["partitions": "\(list.pointee.cnt)"])
+        logger.debug(
+            "fetching \(paused ? "paused" : "resumed")",
+            metadata: ["partitions": "\(partitions.count)", "lane": "\(priority.map { $0 ? "priority" : "bulk" } ?? "all")"]
+        )
+    }
+
+    /// librdkafka's current assignment.
+    private func assignedPartitions() -> [TopicPartition] {
+        var list: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
+        guard rd_kafka_assignment(client.handle, &list) == RD_KAFKA_RESP_ERR_NO_ERROR, let list else { return [] }
+        // rd_kafka_assignment hands us a list we must destroy.
+        defer { rd_kafka_topic_partition_list_destroy(list) }
+        return RDKafkaTopicPartitionList.partitions(of: list)
     }
 
     /// Clean shutdown: stop handing out records, wait for in-flight ones until `deadline` while
@@ -260,10 +303,11 @@ final class ConsumerCore: @unchecked Sendable {
         closing = true
         closeDrainDeadline = deadline
         continuation.finish()
+        priorityContinuation.finish()
         condition.lock()
         assignments.beginRevoke(assignments.assigned)
         condition.unlock()
-        setFetchPaused(true)
+        setFetchPaused(true, priority: nil)
         while true {
             storeCompletedOffsets()
             condition.lock()

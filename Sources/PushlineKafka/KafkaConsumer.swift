@@ -12,6 +12,10 @@ import Logging
 public final class KafkaConsumer: Sendable {
     /// The consumer's events; iterate from one task.
     public let events: KafkaConsumerEvents
+    /// The records of `configuration.priorityTopics`, apart from `events`' so that they never wait
+    /// behind bulk records: only `.records`, ending when `events` ends. Iterate from a task of its
+    /// own when priority topics are configured.
+    public let priorityRecords: KafkaConsumerEvents
     private let core: ConsumerCore
 
     /// Creates the consumer, subscribes, and starts its poll thread.
@@ -39,9 +43,17 @@ public final class KafkaConsumer: Sendable {
             throw KafkaError(err, message: "cannot subscribe to \(configuration.topics): \(String(cString: rd_kafka_err2str(err)))")
         }
         let (stream, continuation) = AsyncThrowingStream<KafkaConsumerEvent, any Error>.makeStream()
-        let core = ConsumerCore(client: client, configuration: configuration, logger: logger, continuation: continuation)
+        let (priorityStream, priorityContinuation) = AsyncThrowingStream<KafkaConsumerEvent, any Error>.makeStream()
+        let core = ConsumerCore(
+            client: client,
+            configuration: configuration,
+            logger: logger,
+            continuation: continuation,
+            priorityContinuation: priorityContinuation
+        )
         self.core = core
-        self.events = KafkaConsumerEvents(stream: stream, core: core)
+        self.events = KafkaConsumerEvents(stream: stream, core: core, priority: false)
+        self.priorityRecords = KafkaConsumerEvents(stream: priorityStream, core: core, priority: true)
         core.start()
     }
 
@@ -51,8 +63,9 @@ public final class KafkaConsumer: Sendable {
         core.complete(id)
     }
 
-    /// Pauses fetching on every assigned partition (and those assigned later) until `resume()`.
-    /// Takes effect within `pollInterval`; the poll thread keeps polling, so the member stays alive.
+    /// Pauses fetching on every assigned bulk partition (and those assigned later) until
+    /// `resume()`; priority partitions keep fetching. Takes effect within `pollInterval`; the poll
+    /// thread keeps polling, so the member stays alive.
     public func pause() {
         core.setUserPaused(true)
     }

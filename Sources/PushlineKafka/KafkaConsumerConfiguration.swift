@@ -7,6 +7,9 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
     public var bootstrapServers: String
     public var groupID: String
     public var topics: [String]
+    /// Topics of `topics` whose records form the priority lane: they come through
+    /// `KafkaConsumer.priorityRecords`, never behind bulk records, and are not paused by `pause()`.
+    public var priorityTopics: Set<String>
     public var properties: [String: String]
     /// librdkafka's `statistics.interval.ms`; nil = no statistics.
     public var statisticsInterval: Duration?
@@ -17,23 +20,26 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
     public var maxBatchSize: Int
     /// Fetching pauses while this many delivered records wait unread in `events`.
     public var maxBufferedRecords: Int
-    /// How long one poll call blocks; also the latency of `pause()`/`resume()` and offset stores.
+    /// How long one poll call blocks when no bulk record is waiting; also the latency of
+    /// `pause()`/`resume()`, offset stores and a bulk record arriving at an idle consumer.
     public var pollInterval: Duration
 
     public init(
         bootstrapServers: String,
         groupID: String,
         topics: [String],
+        priorityTopics: Set<String> = [],
         properties: [String: String] = [:],
         statisticsInterval: Duration? = nil,
         revokeDrainTimeout: Duration = .seconds(10),
         maxBatchSize: Int = 1000,
         maxBufferedRecords: Int = 10_000,
-        pollInterval: Duration = .milliseconds(50)
+        pollInterval: Duration = .milliseconds(10)
     ) {
         self.bootstrapServers = bootstrapServers
         self.groupID = groupID
         self.topics = topics
+        self.priorityTopics = priorityTopics
         self.properties = properties
         self.statisticsInterval = statisticsInterval
         self.revokeDrainTimeout = revokeDrainTimeout
@@ -65,6 +71,12 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
         if groupID.isEmpty { problems.append(("group.id", "must not be empty")) }
         if topics.isEmpty || topics.contains(where: \.isEmpty) {
             problems.append(("topics", "need at least one non-empty topic name"))
+        }
+        if !priorityTopics.isSubset(of: topics) {
+            problems.append(("priorityTopics", "must be among the subscribed topics, got \(priorityTopics.sorted())"))
+        }
+        if Set(topics).count != topics.count {
+            problems.append(("topics", "name a topic once each, got \(topics)"))
         }
         if maxBatchSize < 1 { problems.append(("maxBatchSize", "must be at least 1, is \(maxBatchSize)")) }
         if maxBufferedRecords < 1 {
