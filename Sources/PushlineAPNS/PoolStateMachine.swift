@@ -34,7 +34,8 @@ struct PoolStateMachine {
     private(set) var lifecycles: [ConnectionLifecycle]
     private(set) var capacities: [StreamCapacity]
     private(set) var health: AppHealth
-    private var queue = CircularBuffer<PendingRequest>(initialCapacity: 1024)
+    /// Urgent requests before bulk ones (`LaneQueue`): a free stream always takes an urgent one.
+    private var queue = LaneQueue()
     /// Queued requests that carry a deadline: when none does and the app is not held, the sweep
     /// has nothing to look at (and does not walk a queue of thousands ten times a second).
     private var queuedWithDeadline = 0
@@ -68,6 +69,9 @@ struct PoolStateMachine {
     var waiting: Int { queue.count + retrying.count }
 
     var queuedCount: Int { queue.count }
+
+    /// Queued urgent requests (the rest are bulk).
+    var queuedUrgent: Int { queue.count(of: .urgent) }
 
     // MARK: Requests
 
@@ -477,21 +481,20 @@ struct PoolStateMachine {
     private mutating func sweep(now: ContinuousClock.Instant, actions: inout PoolActions) {
         guard queuedWithDeadline > 0 || health.isHeld else { return }
         let holdLimit = settings.health.holdLimit
-        var kept = CircularBuffer<PendingRequest>(initialCapacity: queue.count)
         var withDeadline = 0
-        for request in queue {
+        queue.retain { request in
             if let deadline = request.options.deadline, deadline <= now {
-                finish(request, request.outcome(.expired, at: now), into: &actions)
+                actions.finishes.append((request, request.outcome(.expired, at: now)))
             } else if request.heldSince != nil, let retryUntil = request.options.retryUntil, retryUntil <= now {
-                finish(request, request.outcome(.expired, at: now), into: &actions)
+                actions.finishes.append((request, request.outcome(.expired, at: now)))
             } else if let since = request.heldSince, now - since >= holdLimit {
-                finish(request, request.outcomeOfLastSystemicAnswer(at: now), into: &actions)
+                actions.finishes.append((request, request.outcomeOfLastSystemicAnswer(at: now)))
             } else {
                 if request.options.deadline != nil { withDeadline += 1 }
-                kept.append(request)
+                return true
             }
+            return false
         }
-        queue = kept
         queuedWithDeadline = withDeadline
     }
 

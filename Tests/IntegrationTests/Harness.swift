@@ -29,6 +29,7 @@ final class Harness: Sendable {
     static let resultsTopic = "push.results"
     static let deadLetterTopic = "push.jobs.dlq"
     static let invalidationsTopic = "push.invalidations"
+    static let urgentJobsTopic = "push.jobs.urgent"
     static let jobPartitions = 4
 
     let broker: EmbeddedBroker
@@ -45,6 +46,7 @@ final class Harness: Sendable {
         shutdownTimeoutMilliseconds: Int = 30_000,
         maxAttempts: Int = 5,
         apps: AppsOverride? = nil,
+        urgentLane: Bool = false,
         _ configureMock: (inout MockConfiguration) -> Void = { _ in }
     ) async throws -> Harness {
         let broker = try await EmbeddedBroker()
@@ -52,6 +54,7 @@ final class Harness: Sendable {
         try broker.createTopic(resultsTopic, partitions: 4)
         try broker.createTopic(deadLetterTopic, partitions: 1)
         try broker.createTopic(invalidationsTopic, partitions: 2)
+        if urgentLane { try broker.createTopic(urgentJobsTopic, partitions: 2) }
         let mock = try await MockFixture.start(tokenAuth: true) { configuration in
             configuration.topics = [MockFixture.bundleID]
             configureMock(&configuration)
@@ -75,6 +78,7 @@ final class Harness: Sendable {
             "topics": [
                 "jobs_topic": jobsTopic, "results_topic": resultsTopic,
                 "invalidations_topic": invalidationsTopic, "dead_letter_topic": deadLetterTopic,
+                "urgent_jobs_topic": urgentLane ? urgentJobsTopic : "",
             ],
             "overrides": [
                 "kafka": ["properties": ["heartbeat.interval.ms": "500", "max.poll.interval.ms": "90000"]],
@@ -104,9 +108,9 @@ final class Harness: Sendable {
 
     // MARK: Jobs
 
-    /// Produces `values` (keyed by `keys`) to the jobs topic; returns each record's partition and
-    /// offset from the delivery reports.
-    func produce(_ values: [[UInt8]], keys: [String?]) async throws -> [DeliveryReport] {
+    /// Produces `values` (keyed by `keys`) to `topic` (the jobs topic by default); returns each
+    /// record's partition and offset from the delivery reports.
+    func produce(_ values: [[UInt8]], keys: [String?], topic: String = jobsTopic) async throws -> [DeliveryReport] {
         let producer = try KafkaProducer(
             configuration: KafkaProducerConfiguration(
                 bootstrapServers: broker.bootstrapServers,
@@ -120,7 +124,7 @@ final class Harness: Sendable {
             let key = keys[index].map { Array($0.utf8) }
             while true {
                 do throws(KafkaError) {
-                    try producer.send(topic: Self.jobsTopic, key: key, value: value) { result in
+                    try producer.send(topic: topic, key: key, value: value) { result in
                         switch result {
                         case .success(let report): reports.withLock { $0[index] = report }
                         case .failure(let error): failures.withLock { $0.append("\(index): \(error)") }
@@ -159,7 +163,7 @@ final class Harness: Sendable {
                 bootstrapServers: broker.bootstrapServers,
                 groupID: "reader-\(UUID().uuidString.prefix(8))",
                 topics: [topic],
-                properties: ["session.timeout.ms": "6000", "heartbeat.interval.ms": "500"]
+                properties: broker.clientProperties.merging(["heartbeat.interval.ms": "500"]) { _, new in new }
             ),
             logger: logger
         )

@@ -136,6 +136,55 @@ import Testing
         #expect(driver.inFlight.values.map(\.count).reduce(0, +) == 200)
     }
 
+    // MARK: Lanes
+
+    /// A free stream always takes an urgent request first, on every connection, whatever bulk
+    /// work queued before it.
+    @Test func urgentRequestsTakeTheNextFreeStreamsAheadOfQueuedBulkWork() {
+        var driver = Driver(connections: 2, limit: 5)
+        driver.submit(100)
+        #expect(driver.inFlightCount == 10)
+        driver.submit(3, options: APNSSendOptions(lane: .urgent))
+        #expect(driver.machine.queuedUrgent == 3)
+        #expect(driver.inFlightCount == 10, "no stream is free yet")
+        // One stream ends on each connection: the two free streams take urgent requests.
+        for slot in 0..<2 {
+            let done = driver.inFlight[slot]!.removeFirst()
+            driver.apply(driver.machine.streamsEnded(slot: slot, [(done, .response(Self.ok))], now: driver.now))
+        }
+        let sentLast = driver.inFlight.values.compactMap(\.last)
+        #expect(sentLast.allSatisfy { $0.options.lane == .urgent }, "each connection's new stream carries an urgent request")
+        #expect(driver.machine.queuedUrgent == 1)
+        driver.answerAll(status: 200)
+        #expect(driver.machine.queuedUrgent == 0, "the last urgent one went before any of the 88 bulk ones")
+        #expect(driver.inFlight.values.flatMap { $0 }.filter { $0.options.lane == .urgent }.count == 1)
+    }
+
+    /// Pacing paces urgent requests too, but they leave first; a hold holds both lanes.
+    @Test func urgentRequestsArePacedAndHeldWithTheirApp() {
+        var paced = Driver(connections: 1, limit: 100, maxRate: 10)
+        paced.submit(50)
+        paced.submit(2, options: APNSSendOptions(lane: .urgent))
+        var next: [PendingRequest] = []
+        for _ in 0..<2 {
+            paced.answerAll(status: 200)
+            paced.advance(.milliseconds(100))
+            next += paced.inFlight.values.flatMap { $0 }
+        }
+        #expect(next.count == 2 && next.allSatisfy { $0.options.lane == .urgent }, "the next two tokens go to urgent requests")
+
+        var held = Driver(connections: 2, limit: 50)
+        held.submit(20)
+        held.answerAll(status: 403, reason: .invalidProviderToken)
+        #expect(held.machine.health.isHeld)
+        held.submit(1, options: APNSSendOptions(lane: .urgent))
+        #expect(held.inFlightCount == 0, "an urgent request of a held app waits with it")
+        held.advance(.milliseconds(1100))
+        #expect(held.inFlight.values.flatMap { $0 }.map(\.options.lane) == [.urgent], "and it is the probe")
+        held.answerAll(status: 200)
+        #expect(!held.machine.health.isHeld)
+    }
+
     // MARK: Routing and connection events
 
     @Test func sendsWithinEveryConnectionsLimitAndQueuesTheRest() {

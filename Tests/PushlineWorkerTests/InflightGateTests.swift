@@ -1,3 +1,4 @@
+import PushlineAPNS
 import Testing
 
 @testable import PushlineWorker
@@ -14,6 +15,24 @@ import Testing
         gate.release(1)
         #expect(await waiter.value)
         #expect(gate.count == 9)
+    }
+
+    /// Urgent notifications wait only behind urgent ones; bulk intake yields to them (they count
+    /// in the total).
+    @Test func urgentWorkNeverWaitsBehindBulkWorkAndBulkYieldsToIt() async {
+        let gate = InflightGate(limit: 10)
+        gate.add(10)
+        #expect(gate.isFull)
+        #expect(await gate.waitForUrgentRoom(), "a gate full of bulk work has room for urgent work")
+        gate.add(10, lane: .urgent)
+        #expect(gate.count == 20 && gate.urgentCount == 10)
+        gate.release(10)
+        #expect(gate.isFull, "bulk still waits while urgent work fills the window")
+        let urgentWaiter = Task { await gate.waitForUrgentRoom() }
+        gate.release(1, lane: .urgent)
+        #expect(await urgentWaiter.value)
+        gate.release(9, lane: .urgent)
+        #expect(gate.count == 0 && gate.urgentCount == 0 && !gate.isFull)
     }
 
     /// The intake waits while other threads release one notification at a time: it must wake

@@ -36,6 +36,13 @@ enum ConfigurationKeys {
             change: "to match your topic names"
         ),
         Key(
+            "kafka.urgent_jobs_topic",
+            .string(\.kafka.urgentJobsTopic),
+            "the urgent lane: jobs here go before `jobs_topic`'s at every stage (same group, same result topics); `\"\"` = none",
+            change:
+                "to give transactional pushes (codes, messages) a lane no campaign can block ([operations.md](operations.md#transactional-and-bulk-traffic))"
+        ),
+        Key(
             "kafka.results_topic",
             .string(\.kafka.resultsTopic),
             rule: .nonEmpty(),

@@ -23,12 +23,20 @@ enum ConfigurationValidator {
         let kafka = configuration.kafka
         require(kafka.resultsTopic != kafka.jobsTopic, "kafka.results_topic: '\(kafka.resultsTopic)' is also the jobs topic")
         require(kafka.deadLetterTopic != kafka.jobsTopic, "kafka.dead_letter_topic: '\(kafka.deadLetterTopic)' is also the jobs topic")
+        if !kafka.urgentJobsTopic.isEmpty {
+            for (name, topic) in [
+                ("jobs_topic", kafka.jobsTopic), ("results_topic", kafka.resultsTopic), ("dead_letter_topic", kafka.deadLetterTopic),
+                ("invalidations_topic", kafka.invalidationsTopic),
+            ] {
+                require(kafka.urgentJobsTopic != topic, "kafka.urgent_jobs_topic: '\(kafka.urgentJobsTopic)' is also the \(name)")
+            }
+        }
         if problems.isEmpty {
             // librdkafka's own word on kafka.properties, for both clients, before anything connects.
             let consumer = KafkaConsumerConfiguration(
                 bootstrapServers: kafka.brokers,
                 groupID: kafka.groupID,
-                topics: [kafka.jobsTopic],
+                topics: kafka.consumedTopics,
                 properties: kafka.properties
             )
             let producer = KafkaProducerConfiguration(

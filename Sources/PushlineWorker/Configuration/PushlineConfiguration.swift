@@ -32,6 +32,8 @@ public struct PushlineConfiguration: Sendable, Hashable {
         public var brokers = "127.0.0.1:9092"
         public var groupID = "pushline"
         public var jobsTopic = "push.jobs"
+        /// The urgent lane ("" = none): its jobs go before `jobsTopic`'s at every stage.
+        public var urgentJobsTopic = ""
         public var resultsTopic = "push.results"
         /// "" = token_invalidated events go to `resultsTopic` only.
         public var invalidationsTopic = ""
@@ -39,6 +41,11 @@ public struct PushlineConfiguration: Sendable, Hashable {
         /// Passed to librdkafka as-is (security.protocol, sasl.*, ssl.*, ...).
         public var properties: [String: String] = [:]
         public init() {}
+
+        /// The topics the worker's consumer subscribes to: the jobs topic, and the urgent lane's.
+        public var consumedTopics: [String] {
+            urgentJobsTopic.isEmpty ? [jobsTopic] : [jobsTopic, urgentJobsTopic]
+        }
     }
 
     public struct APNS: Sendable, Hashable {

@@ -68,15 +68,16 @@ final class JobPipeline: Sendable {
         }
     }
 
-    /// Decodes one record and starts its work. Never throws: a bad record becomes a rejection.
-    func handle(_ record: KafkaRecord) {
+    /// Decodes one record and starts its work, in `lane`. Never throws: a bad record becomes a
+    /// rejection. Thread-safe: the bulk and urgent intakes call it concurrently.
+    func handle(_ record: KafkaRecord, lane: SendLane = .bulk) {
         active.add(1)
         let source = RecordSource(topic: record.topic, partition: record.partition, offset: record.offset)
         switch decoder.decode(record.value) {
         case .failure(let rejection):
             reject(record, source: source, rejection: rejection)
         case .success(let job):
-            send(job, id: record.id, source: source, received: .now)
+            send(job, id: record.id, source: source, received: .now, lane: lane, producedAt: record.timestampMilliseconds)
         }
     }
 
@@ -107,10 +108,17 @@ final class JobPipeline: Sendable {
 
     // MARK: Jobs
 
-    private func send(_ job: Job, id: RecordID, source: RecordSource, received: ContinuousClock.Instant) {
+    private func send(
+        _ job: Job,
+        id: RecordID,
+        source: RecordSource,
+        received: ContinuousClock.Instant,
+        lane: SendLane,
+        producedAt: Int64?
+    ) {
         let tokens = job.tokens
-        gate.add(tokens.count)
-        let progress = JobProgress(tokens: tokens.count, gate: gate) { [complete, metrics] in
+        gate.add(tokens.count, lane: lane)
+        let progress = JobProgress(tokens: tokens.count, gate: gate, lane: lane) { [complete, metrics] in
             metrics.jobCompleted()
             complete(id)
         }
@@ -119,12 +127,13 @@ final class JobPipeline: Sendable {
         let key = Array(job.id.utf8)
         let template = DeliveryRecordTemplate(jobID: job.id, app: job.app, source: source)
         let appMetrics = self.appMetrics[job.app] ?? metrics.app(job.app)
+        let timing = Timing(received: received, producedAt: producedAt, lane: metrics.lane(lane))
         guard let client = clients[job.app] else {
             // The decoder only accepts configured apps; this cannot happen unless they diverge.
             preconditionFailure("job \(job.id) names app '\(job.app)' with no APNs client")
         }
 
-        let options = sendOptions(for: job)
+        let options = sendOptions(for: job, lane: lane)
         if let deadline = options.deadline, deadline <= .now {
             for token in tokens {
                 finish(
@@ -132,7 +141,7 @@ final class JobPipeline: Sendable {
                     token: token,
                     apnsID: nil,
                     outcome: APNSOutcome(noResponse: .expired, attempts: 0, latencyMilliseconds: 0),
-                    received: received,
+                    timing: timing,
                     key: key,
                     template: template,
                     appMetrics: appMetrics,
@@ -166,7 +175,7 @@ final class JobPipeline: Sendable {
                 token: sent[index].deviceToken,
                 apnsID: sent[index].apnsID,
                 outcome: outcome,
-                received: received,
+                timing: timing,
                 key: key,
                 template: template,
                 appMetrics: appMetrics,
@@ -175,9 +184,17 @@ final class JobPipeline: Sendable {
         }
     }
 
+    /// When a job's record arrived and was produced, for its tokens' latency metrics.
+    private struct Timing {
+        var received: ContinuousClock.Instant
+        /// The record's Kafka timestamp (unix milliseconds), nil when the broker gave none.
+        var producedAt: Int64?
+        var lane: WorkerMetrics.LaneMetrics
+    }
+
     /// The job's deadline and the last moment a retry may start, as monotonic instants.
-    private func sendOptions(for job: Job) -> APNSSendOptions {
-        guard job.deadlineMilliseconds != nil || job.expiration != nil else { return APNSSendOptions() }
+    private func sendOptions(for job: Job, lane: SendLane) -> APNSSendOptions {
+        guard job.deadlineMilliseconds != nil || job.expiration != nil else { return APNSSendOptions(lane: lane) }
         let nowWall = wallClockMilliseconds()
         let nowMono = ContinuousClock.now
         func instant(_ wallMilliseconds: Int64) -> ContinuousClock.Instant {
@@ -190,7 +207,7 @@ final class JobPipeline: Sendable {
             let expires = expiration == 0 ? nowMono : instant(expiration * 1000)
             retryUntil = retryUntil.map { min($0, expires) } ?? expires
         }
-        return APNSSendOptions(deadline: deadline, retryUntil: retryUntil)
+        return APNSSendOptions(deadline: deadline, retryUntil: retryUntil, lane: lane)
     }
 
     /// A token's final outcome: publish its records; the token leaves the in-flight count when
@@ -200,7 +217,7 @@ final class JobPipeline: Sendable {
         token: String,
         apnsID: String?,
         outcome: APNSOutcome,
-        received: ContinuousClock.Instant,
+        timing: Timing,
         key: [UInt8],
         template: DeliveryRecordTemplate,
         appMetrics: WorkerMetrics.AppMetrics,
@@ -249,13 +266,19 @@ final class JobPipeline: Sendable {
             }
             metrics.invalidation(app: job.app, reason: reported)
         }
-        let elapsed = ContinuousClock.now - received
+        let elapsed = ContinuousClock.now - timing.received
+        let elapsedNanoseconds = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
         metrics.notification(
             appMetrics,
             status: outcome.status,
             reason: reason,
             attempts: outcome.attempts,
-            endToEndNanoseconds: elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
+            endToEndNanoseconds: elapsedNanoseconds
+        )
+        metrics.laneNotification(
+            timing.lane,
+            queueDelayNanoseconds: elapsedNanoseconds - Int64(outcome.latencyMilliseconds * 1_000_000),
+            resultAgeMilliseconds: timing.producedAt.map { wallClockMilliseconds() - $0 }
         )
 
         // The token is done when Kafka has all its records: the usual one, or with an invalidation.

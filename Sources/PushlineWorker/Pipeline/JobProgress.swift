@@ -1,3 +1,4 @@
+import PushlineAPNS
 import Synchronization
 
 /// One job's tokens on their way out: a token leaves the in-flight gate when Kafka has its
@@ -8,23 +9,25 @@ import Synchronization
 final class JobProgress: Sendable {
     private let remaining: Atomic<Int>
     private let gate: InflightGate
+    private let lane: SendLane
     private let done: @Sendable () -> Void
 
-    init(tokens: Int, gate: InflightGate, done: @escaping @Sendable () -> Void) {
+    init(tokens: Int, gate: InflightGate, lane: SendLane = .bulk, done: @escaping @Sendable () -> Void) {
         precondition(tokens > 0)
         self.remaining = Atomic(tokens)
         self.gate = gate
+        self.lane = lane
         self.done = done
     }
 
     /// A token that will get no record here (its pool shut down first): it leaves the in-flight
     /// count, and the job is never done, so its offset is never completed.
     func tokenAbandoned() {
-        gate.release(1)
+        gate.release(1, lane: lane)
     }
 
     func tokenAcknowledged() {
-        gate.release(1)
+        gate.release(1, lane: lane)
         if remaining.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
             done()
         }

@@ -62,8 +62,18 @@ final class PipelineService: Service, Sendable {
     }
 
     /// Hands records to the pipeline until cancelled (graceful shutdown) or the consumer's events
-    /// end; throws the consumer's fatal error.
+    /// end; throws the consumer's fatal error. The urgent lane has an intake of its own, so its
+    /// records never wait behind bulk ones nor for bulk work to leave the gate.
     private func intake() async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await self.urgentIntake() }
+            // The bulk intake ends the run (events over, cancelled, or the consumer's error).
+            defer { group.cancelAll() }
+            try await bulkIntake()
+        }
+    }
+
+    private func bulkIntake() async throws {
         for try await event in consumer.events {
             switch event {
             case .records(let records):
@@ -78,5 +88,19 @@ final class PipelineService: Service, Sendable {
                 logger.info("partitions revoked", metadata: ["partitions": "\(partitions)"])
             }
         }
+    }
+
+    /// Ends with the consumer's priority stream (which ends without an error: a fatal one comes
+    /// through `events`) or when cancelled.
+    private func urgentIntake() async {
+        do {
+            for try await event in consumer.priorityRecords {
+                guard case .records(let records) = event else { continue }
+                for record in records {
+                    guard await pipeline.gate.waitForUrgentRoom(), !Task.isCancelled else { return }
+                    pipeline.handle(record, lane: .urgent)
+                }
+            }
+        } catch {}
     }
 }

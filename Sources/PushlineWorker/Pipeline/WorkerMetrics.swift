@@ -41,6 +41,38 @@ final class WorkerMetrics: Sendable {
 
     private let apps = Mutex<[String: AppMetrics]>([:])
 
+    /// One lane's metrics: notifications finished, how long they waited in the worker before
+    /// their first send, and how old their job's record was when the result went out.
+    final class LaneMetrics: Sendable {
+        fileprivate let notifications: Counter
+        fileprivate let queueDelay: Timer
+        fileprivate let resultAge: Timer
+
+        fileprivate init(lane: SendLane) {
+            let dimensions = [("lane", lane.rawValue)]
+            notifications = Counter(label: "pushline_lane_notifications_total", dimensions: dimensions)
+            queueDelay = Timer(label: "pushline_lane_queue_delay_seconds", dimensions: dimensions, preferredDisplayUnit: .seconds)
+            resultAge = Timer(label: "pushline_lane_result_age_seconds", dimensions: dimensions, preferredDisplayUnit: .seconds)
+        }
+    }
+
+    let bulk = LaneMetrics(lane: .bulk)
+    let urgent = LaneMetrics(lane: .urgent)
+
+    func lane(_ lane: SendLane) -> LaneMetrics {
+        lane == .urgent ? urgent : bulk
+    }
+
+    /// A notification of `lane` finished: it waited `queueDelayNanoseconds` before its first
+    /// send; `resultAgeMilliseconds` is the time since its record was produced (nil: unknown).
+    func laneNotification(_ lane: LaneMetrics, queueDelayNanoseconds: Int64, resultAgeMilliseconds: Int64?) {
+        lane.notifications.increment()
+        lane.queueDelay.recordNanoseconds(max(0, queueDelayNanoseconds))
+        if let resultAgeMilliseconds {
+            lane.resultAge.recordNanoseconds(max(0, resultAgeMilliseconds) * 1_000_000)
+        }
+    }
+
     func app(_ name: String) -> AppMetrics {
         apps.withLock { cache in
             if let metrics = cache[name] { return metrics }

@@ -44,7 +44,8 @@ public struct Worker: Sendable {
             configuration: KafkaConsumerConfiguration(
                 bootstrapServers: kafka.brokers,
                 groupID: kafka.groupID,
-                topics: [kafka.jobsTopic],
+                topics: kafka.consumedTopics,
+                priorityTopics: kafka.urgentJobsTopic.isEmpty ? [] : [kafka.urgentJobsTopic],
                 properties: kafka.properties,
                 statisticsInterval: .seconds(5),
                 revokeDrainTimeout: min(shutdownTimeout, .seconds(20)),
@@ -58,6 +59,7 @@ public struct Worker: Sendable {
             "Kafka consumer subscribed",
             metadata: [
                 "brokers": "\(kafka.brokers)", "group": "\(kafka.groupID)", "topic": "\(kafka.jobsTopic)",
+                "urgent_topic": "\(kafka.urgentJobsTopic.isEmpty ? "-" : kafka.urgentJobsTopic)",
             ]
         )
 
