@@ -104,7 +104,9 @@ import Testing
         await harness.stop()
     }
 
-    @Test func anotherAppKeepsDeliveringWhileOneIsHeld() async throws {
+    /// Two apps: "broken" on the harness's mock, which refuses everything with 403 for
+    /// `outageSeconds`, and "ok" on a second, healthy mock (returned for the caller to stop).
+    static func twoApps(outageSeconds: Double, urgentLane: Bool = false) async throws -> (Harness, MockFixture) {
         // A second mock, healthy, for the app "ok"; the harness's mock refuses everything.
         let healthy = try await MockFixture.start { $0.topics = [MockFixture.bundleID] }
         let directory = try ProjectPaths.temporaryDirectory("two-apps")
@@ -122,11 +124,16 @@ import Testing
                 return bothCAs
             }
         )
-        let harness = try await Harness.start(apps: override) { configuration in
+        let harness = try await Harness.start(apps: override, urgentLane: urgentLane) { configuration in
             configuration.outageStatus = 403
             configuration.outageReason = "InvalidProviderToken"
-            configuration.outageSeconds = 30
+            configuration.outageSeconds = outageSeconds
         }
+        return (harness, healthy)
+    }
+
+    @Test func anotherAppKeepsDeliveringWhileOneIsHeld() async throws {
+        let (harness, healthy) = try await Self.twoApps(outageSeconds: 30)
         var values: [[UInt8]] = []
         var keys: [String] = []
         for job in 0..<400 {
@@ -222,6 +229,57 @@ import Testing
         #expect(await second.waitForExit(timeout: .seconds(40)) == 0)
         let (committedAll, offsets) = try await harness.everythingCommitted(reports)
         #expect(committedAll, "committed offsets: \(offsets)")
+        await harness.stop()
+    }
+
+    /// Lanes and holds: an urgent job of a held app waits with its app; urgent jobs of another
+    /// app are not delayed by it (nor by the held app's bulk backlog).
+    @Test func urgentJobsOfAHeldAppWaitWithItAndOtherAppsUrgentJobsDoNot() async throws {
+        let (harness, healthy) = try await Self.twoApps(outageSeconds: 20, urgentLane: true)
+        let watcher = try await ResultWatcher.start(harness)
+        var values: [[UInt8]] = []
+        var keys: [String] = []
+        for job in 0..<400 {
+            let app = job % 2 == 0 ? "broken" : "ok"
+            let list = (0..<2).map { "\"\(deviceToken(job: job, index: $0))\"" }.joined(separator: ",")
+            values.append(Array(#"{"id":"\#(app)-\#(job)","app":"\#(app)","tokens":[\#(list)],"payload":{"aps":{}}}"#.utf8))
+            keys.append("\(app)-\(job)")
+        }
+        _ = try await harness.produce(values, keys: keys)
+        let worker = try harness.startWorker()
+        try await waitUntil("the broken app is held", timeout: .seconds(60)) {
+            (try? await harness.scrape("/metrics"))?.1.contains(#"pushline_app_held{app="broken"} 1"#) ?? false
+        }
+
+        var urgent: [[UInt8]] = []
+        var urgentKeys: [String] = []
+        for index in 0..<20 {
+            for app in ["ok", "broken"] {
+                let id = "\(app)urgent-\(index)"
+                urgent.append(Array(#"{"id":"\#(id)","app":"\#(app)","token":"\#(deviceToken(job: 7_000_000 + index, index: 0))","payload":{"aps":{}}}"#.utf8))
+                urgentKeys.append(id)
+            }
+        }
+        let produced = ContinuousClock.now
+        _ = try await harness.produce(urgent, keys: urgentKeys, topic: Harness.urgentJobsTopic)
+        try await waitUntil("the healthy app's urgent jobs are delivered", timeout: .seconds(30)) {
+            watcher.deliveries(prefix: "okurgent-") >= 20
+        }
+        let okLatest = (0..<20).compactMap { watcher.firstSeen["okurgent-\($0)"] }.max() ?? .now
+        let outageEnd = harness.mock.stats.outageEndsAt ?? 0
+        #expect(okLatest - produced < .seconds(2), "the healthy app's urgent jobs took \(okLatest - produced)")
+        #expect(Date().timeIntervalSince1970 < outageEnd, "they were delivered during the other app's outage")
+        #expect(watcher.deliveries(prefix: "brokenurgent-") == 0, "the held app's urgent jobs wait with it")
+
+        try await waitUntil("the held app's urgent jobs are delivered after it heals", timeout: .seconds(90)) {
+            watcher.deliveries(prefix: "brokenurgent-") >= 20
+        }
+        let statuses = watcher.statuses
+        #expect((0..<20).allSatisfy { statuses["brokenurgent-\($0)"] == 200 && statuses["okurgent-\($0)"] == 200 })
+        worker.terminate()
+        #expect(await worker.waitForExit(timeout: .seconds(40)) == 0)
+        await watcher.stop()
+        try await healthy.stop()
         await harness.stop()
     }
 }
