@@ -9,7 +9,7 @@ import Synchronization
 struct EnqueueCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "enqueue",
-        abstract: "Produce NDJSON jobs (one per line) to the jobs topic, keyed by job id, with progress.",
+        abstract: "Produce NDJSON jobs (one per line) to the jobs topic (or the urgent lane's), keyed by job id, with progress.",
         discussion:
             "Lines are sent as they are (a malformed line is sent too: the worker rejects it with a reason). Exits 1 if any record was not acknowledged."
     )
@@ -23,8 +23,14 @@ struct EnqueueCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "No progress line.")
     var quiet = false
 
+    @Flag(name: .long, help: "Produce to kafka.urgent_jobs_topic (the urgent lane) instead of the jobs topic.")
+    var urgent = false
+
     func run() async throws {
         let configuration = try await loadConfiguration(file: config, kafkaOnly: true)
+        if urgent && configuration.kafka.urgentJobsTopic.isEmpty {
+            throw ExitFailure.configuration(["--urgent: kafka.urgent_jobs_topic is not set"])
+        }
         PushlineLogging.bootstrap(level: "warning", format: "auto")
         let logger = Logger(label: "pushline.enqueue")
         let data: Data
@@ -41,7 +47,7 @@ struct EnqueueCommand: AsyncParsableCommand {
             ),
             logger: logger
         )
-        let topic = configuration.kafka.jobsTopic
+        let topic = urgent ? configuration.kafka.urgentJobsTopic : configuration.kafka.jobsTopic
         let acknowledged = Atomic<Int>(0)
         let failed = Atomic<Int>(0)
         let started = ContinuousClock.now

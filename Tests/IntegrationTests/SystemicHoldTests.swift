@@ -256,7 +256,12 @@ import Testing
         for index in 0..<20 {
             for app in ["ok", "broken"] {
                 let id = "\(app)urgent-\(index)"
-                urgent.append(Array(#"{"id":"\#(id)","app":"\#(app)","token":"\#(deviceToken(job: 7_000_000 + index, index: 0))","payload":{"aps":{}}}"#.utf8))
+                urgent.append(
+                    Array(
+                        #"{"id":"\#(id)","app":"\#(app)","token":"\#(deviceToken(job: 7_000_000 + index, index: 0))","payload":{"aps":{}}}"#
+                            .utf8
+                    )
+                )
                 urgentKeys.append(id)
             }
         }

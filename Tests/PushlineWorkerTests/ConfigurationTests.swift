@@ -71,6 +71,38 @@ import Testing
         #expect(!rendered.contains("hunter2"))
     }
 
+    /// ../shared/CONTRACT.md's own example file, as written there (its key file made real), loads:
+    /// every key it shows is one the worker knows.
+    @Test func theContractsExampleFileLoadsAsItIs() async throws {
+        let contract = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/CONTRACT.md")
+        let text = try String(contentsOf: contract, encoding: .utf8)
+        let start = try #require(text.range(of: "```yaml\n"))
+        let end = try #require(text.range(of: "```", range: start.upperBound..<text.endIndex))
+        let key = try write("AuthKey_KEYID.p8", "key")
+        let yaml = text[start.upperBound..<end.lowerBound].replacingOccurrences(of: "\"AuthKey_KEYID.p8\"", with: "\"\(key)\"")
+        let configuration = try await ConfigurationLoader.load(file: try write("contract.yaml", yaml), environment: [:])
+        #expect(configuration.kafka.urgentJobsTopic == "")
+        #expect(configuration.kafka.consumedTopics == ["push.jobs"])
+        #expect(configuration.apps["default"]?.maxRate == 0)
+    }
+
+    @Test func anUrgentLaneMustBeATopicOfItsOwn() async throws {
+        let key = try write("AuthKey.p8", "key")
+        let lines = try await problems(
+            """
+            kafka:
+              jobs_topic: "push.jobs"
+              urgent_jobs_topic: "push.jobs"
+            apps:
+              default:
+                bundle_id: "com.example.app"
+                auth: {type: "token", key_file: "\(key)", key_id: "K", team_id: "T"}
+            """
+        )
+        #expect(lines == ["kafka.urgent_jobs_topic: 'push.jobs' is also the jobs_topic"])
+    }
+
     @Test func threeMistakesGiveThreeLinesNamingTheKeys() async throws {
         let key = try write("AuthKey.p8", "key")
         let lines = try await problems(

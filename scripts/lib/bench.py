@@ -11,6 +11,7 @@ import time
 
 from stack import LocalStack, PortReservation, start_process, stop_process, wait_port
 from prometheus import buckets, scrape, total
+from latency import LatencyProbe
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.path.join(ROOT, ".build/release/pushline")
@@ -21,7 +22,7 @@ BENCH = os.path.join(ROOT, "bench/.build/release/pushline-bench")
 RUN = os.path.join(ROOT, ".run/bench")
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 PAYLOAD = '{"aps":{"alert":{"title":"Sale","body":"50% off today"},"sound":"default"}}'
-PARTS = ("ceiling", "transport", "decode", "apns", "kafka", "e2e100", "e2e1")
+PARTS = ("ceiling", "transport", "decode", "apns", "kafka", "e2e100", "e2e1", "lanes", "latency")
 
 
 def log(message):
@@ -104,12 +105,20 @@ class Stack(LocalStack):
     def mock_stats(self):
         return self.mock.write_stats()
 
-    def worker_run(self, name, tokens, per_job, deadline=None, profile=False):
-        """Preloads the jobs, starts a worker, measures it until every job is complete."""
+    def topics(self, name, urgent=False):
+        """Creates the topics of run `name` (an idle urgent lane too when `urgent`)."""
         topics = {"jobs_topic": f"bench.{name}.jobs", "results_topic": f"bench.{name}.results",
                   "dead_letter_topic": f"bench.{name}.dlq"}
-        for key, partitions in (("jobs_topic", 4), ("results_topic", 4), ("dead_letter_topic", 1)):
-            self.broker.create_topic(topics[key], partitions)
+        if urgent:
+            topics["urgent_jobs_topic"] = f"bench.{name}.urgent"
+        for key, partitions in (("jobs_topic", 4), ("results_topic", 4), ("dead_letter_topic", 1), ("urgent_jobs_topic", 2)):
+            if key in topics:
+                self.broker.create_topic(topics[key], partitions)
+        return topics
+
+    def worker_run(self, name, tokens, per_job, deadline=None, profile=False, urgent=False):
+        """Preloads the jobs, starts a worker, measures it until every job is complete."""
+        topics = self.topics(name, urgent)
         config, port = self.config(name, f"bench-{name}", topics=topics, log_level="warning")
         jobs_path = os.path.join(RUN, f"{name}.ndjson")
         jobs = jobs_file(jobs_path, tokens, per_job, name, deadline)
@@ -230,6 +239,10 @@ def main():
                 f"{run['cpu_us_per_notification']} us CPU/notification (mock {run['mock_cpu_us_per_notification']}, "
                 f"broker {run['broker_cpu_us_per_notification']}), peak RSS {run['peak_rss_mb']} MB, "
                 f"end-to-end p50/p99/p999 {run['end_to_end_latency']}")
+        if "lanes" in parts:
+            lanes_part(results, stack, tokens)
+        if "latency" in parts:
+            latency_part(results, stack, tokens)
         if "e2e100" in parts or "e2e1" in parts:
             stats = stack.mock_stats()
             results["stream_discipline"] = {"max_open_streams": stats["max_open_streams"],
@@ -252,6 +265,60 @@ def main():
         json.dump(results, handle, indent=2)
     log(f"results: {stem}.json")
     plot(results, stem + ".png")
+
+
+def lanes_part(results, stack, tokens, rounds=3):
+    """The campaign's cost of an idle urgent lane: e2e at 100 tokens/job without and with
+    `kafka.urgent_jobs_topic` configured, alternating, `rounds` times; medians of the ratios."""
+    log(f"lanes: {tokens:,} tokens in jobs of 100, without and with an idle urgent lane, {rounds} rounds")
+    rates, cpus, samples = [], [], []
+    for round_ in range(rounds):
+        without = stack.worker_run(f"lanes{round_}", tokens, 100)
+        with_lane = stack.worker_run(f"lanes{round_}u", tokens, 100, urgent=True)
+        rates.append(with_lane["notifications_per_second"] / without["notifications_per_second"])
+        cpus.append(with_lane["cpu_us_per_notification"] / without["cpu_us_per_notification"])
+        samples.append({"without": {k: without[k] for k in ("notifications_per_second", "cpu_us_per_notification")},
+                        "with_idle_urgent_lane": {k: with_lane[k] for k in ("notifications_per_second", "cpu_us_per_notification")}})
+        log(f"  round {round_ + 1}: {without['notifications_per_second']:,} vs {with_lane['notifications_per_second']:,} "
+            f"notifications/s, {without['cpu_us_per_notification']} vs {with_lane['cpu_us_per_notification']} us CPU")
+    median = lambda values: round(sorted(values)[len(values) // 2], 3)
+    results["lanes_idle"] = {"rate_ratio": median(rates), "cpu_ratio": median(cpus), "rounds": samples}
+    log(f"  with an idle urgent lane / without: rate {median(rates)}, CPU per notification {median(cpus)} (medians)")
+
+
+def latency_part(results, stack, tokens, moderate_rate=500, moderate_seconds=10, urgent_rate=20, urgent_jobs=100):
+    """Produce-to-result latency of single-token jobs: at a moderate rate on an idle worker, then
+    urgent ones behind a campaign that saturates the worker (its jobs preloaded in jobs of 100)."""
+    name = "latency"
+    topics = stack.topics(name, urgent=True)
+    config, port = stack.config(name, f"bench-{name}", topics=topics, log_level="warning")
+    worker = stack.start_worker(config, port, name=name, binary=WORKER_BIN)
+    probe = LatencyProbe(stack.broker.bootstrap_servers, topics["results_topic"], f"bench-{name}-probe")
+    try:
+        probe.warm_up(topics["jobs_topic"])
+        probe.warm_up(topics["urgent_jobs_topic"])
+        log(f"latency: single-token jobs at {moderate_rate}/s for {moderate_seconds} s, produce to delivery record")
+        moderate = probe.latencies(probe.run(topics["jobs_topic"], "moderate", moderate_rate * moderate_seconds, moderate_rate))
+        log(f"  p50 {moderate.get('p50_ms')} ms, p99 {moderate.get('p99_ms')} ms, max {moderate.get('max_ms')} ms")
+
+        campaign = max(tokens, 1_000_000)
+        jobs_path = os.path.join(RUN, f"{name}.ndjson")
+        campaign_jobs = jobs_file(jobs_path, campaign, 100, "campaign")
+        subprocess.run([BIN, "enqueue", "--config", config, "--file", jobs_path, "--quiet"], check=True)
+        done_before = total(scrape(f"127.0.0.1:{port}") or {}, "pushline_jobs_total")
+        log(f"latency: {urgent_jobs} urgent single-token jobs at {urgent_rate}/s behind a {campaign:,}-token campaign")
+        sent = probe.run(topics["urgent_jobs_topic"], "urgent", urgent_jobs, urgent_rate)
+        metrics = scrape(f"127.0.0.1:{port}") or {}
+        campaign_left = campaign_jobs - (total(metrics, "pushline_jobs_total") - done_before)
+        urgent = probe.latencies(sent)
+        urgent["campaign_jobs_left_when_the_last_was_sent"] = campaign_left
+        log(f"  p50 {urgent.get('p50_ms')} ms, p99 {urgent.get('p99_ms')} ms, max {urgent.get('max_ms')} ms "
+            f"({campaign_left:,} of {campaign_jobs:,} campaign jobs still to do when the last urgent job was sent)")
+        results["latency"] = {"moderate": {"rate": moderate_rate, **moderate},
+                              "urgent_behind_campaign": {"rate": urgent_rate, "campaign_tokens": campaign, **urgent}}
+    finally:
+        probe.close()
+        worker.stop(timeout=60)
 
 
 def ceiling_parts(results, stack, url, headers, payload, rounds=3):
