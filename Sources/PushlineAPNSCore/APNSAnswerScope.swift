@@ -67,5 +67,16 @@ public enum APNSAnswerScope: Sendable, Hashable {
         .internalServerError: .systemic,
         .serviceUnavailable: .systemic,
         .shutdown: .systemic,
+        // Broadcasts: a channel or a request that is wrong is about that one broadcast...
+        .missingChannelId: .notification,
+        .badChannelId: .notification,
+        .channelNotRegistered: .notification,
+        .badRequestParams: .notification,
+        .badRequestPayload: .notification,
+        .missingPushType: .notification,
+        .cannotCreateChannelConfig: .notification,
+        // ...while broadcast not enabled for the app, or a key not for its topic, is about every one.
+        .featureNotEnabled: .systemic,
+        .topicMismatch: .systemic,
     ]
 }

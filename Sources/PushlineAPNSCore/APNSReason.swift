@@ -35,6 +35,16 @@ public enum APNSReason: Sendable, Hashable, CustomStringConvertible {
     case internalServerError
     case serviceUnavailable
     case shutdown
+    // Broadcast push (iOS 18 channels): the broadcast endpoint and the channel-management API.
+    case featureNotEnabled
+    case missingChannelId
+    case badChannelId
+    case channelNotRegistered
+    case badRequestParams
+    case badRequestPayload
+    case missingPushType
+    case cannotCreateChannelConfig
+    case topicMismatch
     /// A reason this version of Pushline does not know, kept verbatim.
     case other(String)
 
@@ -71,6 +81,16 @@ public enum APNSReason: Sendable, Hashable, CustomStringConvertible {
         (.internalServerError, "InternalServerError", 500),
         (.serviceUnavailable, "ServiceUnavailable", 503),
         (.shutdown, "Shutdown", 503),
+        // Apple's broadcast error table lists no 410: a channel that does not exist is a 400.
+        (.featureNotEnabled, "FeatureNotEnabled", 400),
+        (.missingChannelId, "MissingChannelId", 400),
+        (.badChannelId, "BadChannelId", 400),
+        (.channelNotRegistered, "ChannelNotRegistered", 400),
+        (.badRequestParams, "BadRequestParams", 400),
+        (.badRequestPayload, "BadRequestPayload", 400),
+        (.missingPushType, "MissingPushType", 400),
+        (.cannotCreateChannelConfig, "CannotCreateChannelConfig", 400),
+        (.topicMismatch, "TopicMismatch", 403),
     ]
 
     private static let byName: [String: APNSReason] = Dictionary(

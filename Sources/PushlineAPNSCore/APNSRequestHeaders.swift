@@ -1,9 +1,10 @@
 /// Builds the header list of an APNs request, with the HPACK flags APNs asks for.
 ///
 /// APNs keeps a small dynamic table, so: `:path` and `authorization` are literals never indexed;
-/// `apns-id`, `apns-expiration` and `apns-collapse-id` use incremental indexing on the first request
-/// of a connection and no indexing afterwards; everything else is never indexed. The pseudo-headers
-/// `:method`, `:scheme` come from the static table either way. No PRIORITY information is sent.
+/// `apns-id` (a broadcast's `apns-request-id`), `apns-expiration` and `apns-collapse-id` use
+/// incremental indexing on the first request of a connection and no indexing afterwards;
+/// everything else is never indexed. The pseudo-headers `:method`, `:scheme` come from the static
+/// table either way. No PRIORITY information is sent.
 public enum APNSRequestHeaders {
     /// The header list for `notification`.
     ///
@@ -47,6 +48,16 @@ public enum APNSRequestHeaders {
         let idIndexing: APNSHeaderField.Indexing = firstOnConnection ? .incremental : .never
         if let authorization {
             body("authorization", authorization, .never)
+        }
+        if case .channel(let channelID, _) = notification.destination {
+            // A broadcast: the channel instead of a topic, `apns-request-id` instead of `apns-id`,
+            // and an expiration always (Apple requires it; 0 suits both storage policies).
+            body("apns-push-type", notification.pushType.rawValue, .never)
+            body("apns-channel-id", channelID, .never)
+            body("apns-priority", notification.priority.headerValue, .never)
+            body("apns-request-id", notification.apnsID, idIndexing)
+            body("apns-expiration", String(notification.expiration ?? 0), idIndexing)
+            return
         }
         body("apns-push-type", notification.pushType.rawValue, .never)
         body("apns-topic", notification.topic, .never)

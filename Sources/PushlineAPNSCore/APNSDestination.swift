@@ -1,0 +1,16 @@
+/// Where one APNs request goes: one device, or every device subscribed to a broadcast channel.
+public enum APNSDestination: Sendable, Hashable {
+    /// `POST /3/device/<token>`.
+    case device(token: String)
+    /// `POST /4/broadcasts/apps/<bundleID>` with `apns-channel-id: <channelID>` (iOS 18 broadcast
+    /// push for Live Activities).
+    case channel(id: String, bundleID: String)
+
+    /// The request's `:path`.
+    public var path: String {
+        switch self {
+        case .device(let token): "/3/device/" + token
+        case .channel(_, let bundleID): APNSBroadcastRules.pathPrefix + bundleID
+        }
+    }
+}
