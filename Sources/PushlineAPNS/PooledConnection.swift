@@ -301,7 +301,8 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
             if let buffer = http2Response.body { body = Array(buffer.readableBytesView) }
             let response = APNSResponse(
                 status: http2Response.status,
-                apnsID: http2Response.headers.first(named: "apns-id"),
+                // A broadcast's answer echoes `apns-request-id` where a device push's has `apns-id`.
+                apnsID: http2Response.headers.first(named: "apns-id") ?? http2Response.headers.first(named: "apns-request-id"),
                 apnsUniqueID: http2Response.headers.first(named: "apns-unique-id"),
                 body: body
             )
