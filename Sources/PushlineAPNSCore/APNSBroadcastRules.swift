@@ -19,6 +19,22 @@ public enum APNSBroadcastRules {
         /// The request's `apns-request-id`, echoed in the answer (APNs makes one up when absent).
         public var requestID: String?
         public var authorization: String?
+
+        public init(
+            bundleID: String,
+            channelID: String,
+            expiration: Int64,
+            priority: APNSPriority,
+            requestID: String? = nil,
+            authorization: String? = nil
+        ) {
+            self.bundleID = bundleID
+            self.channelID = channelID
+            self.expiration = expiration
+            self.priority = priority
+            self.requestID = requestID
+            self.authorization = authorization
+        }
     }
 
     /// The headers a broadcast's rules read.

@@ -27,6 +27,10 @@ public struct MockConfiguration: Sendable {
     /// with certificate trust).
     public var maxStreams = 1000
 
+    /// Broadcast channels one app may have (`--max-channels`; Apple's limit is 10,000): creating
+    /// one more is answered 400 CannotCreateChannelConfig.
+    public var maxChannels = 10_000
+
     public var unregisteredTokens: Set<String> = []
     /// Also this fraction of all tokens, chosen by hashing the token (stable across runs).
     public var unregisteredFraction = 0.0

@@ -100,8 +100,13 @@ final class MockConnection: HTTP2ServerDelegate {
         // The timed outage answers before any rule: its token is not even looked at.
         let refusal = shared.outageAnswer()
         let outage = refusal != nil
-        let (status, reason, timestamp): (Int, APNSReason?, Int64?) =
-            if let refusal { (refusal.status, refusal.reason, nil) } else { answer(request) }
+        let answer =
+            if let refusal {
+                MockAnswer(api: MockAnswer.API(path: request.path), status: refusal.status, reason: refusal.reason)
+            } else {
+                answer(request)
+            }
+        let status = answer.status
         // A request whose token passed (whatever the answer about the device) opens the connection
         // up; an outage answer never does, as APNs refusing everything has accepted no token.
         if !outage, status != 403, status != 429, currentToken != nil, configuration.tokenAuth, !tokenSucceeded {
@@ -118,10 +123,10 @@ final class MockConnection: HTTP2ServerDelegate {
             delayed[streamID] = connection.eventLoop?.assumeIsolated().scheduleTask(in: delay) { [weak self, weak connection] in
                 guard let self, let connection else { return }
                 self.delayed[streamID] = nil
-                self.respond(connection, request, status: status, reason: reason, timestamp: timestamp, outage: outage)
+                self.respond(connection, request, answer, outage: outage)
             }
         } else {
-            respond(connection, request, status: status, reason: reason, timestamp: timestamp, outage: outage)
+            respond(connection, request, answer, outage: outage)
         }
     }
 
@@ -146,9 +151,10 @@ final class MockConnection: HTTP2ServerDelegate {
 
     // MARK: Answering
 
-    /// Status, reason and 410 timestamp for a request, by APNs' rules in order.
-    private func answer(_ request: HTTP2ServerRequest) -> (Int, APNSReason?, Int64?) {
-        request.withUnsafeFields { all in
+    /// The answer to a request, by APNs' rules in order: a push's read from the request's bytes,
+    /// a broadcast's or a channel-management request's (rare) from its strings.
+    private func answer(_ request: HTTP2ServerRequest) -> MockAnswer {
+        let push: (Int, APNSReason?, Int64?)? = request.withUnsafeFields { all in
             var method = UnsafeRawBufferPointer(start: nil, count: 0)
             var path = method
             var fields = APNSRequestRules.Fields()
@@ -163,8 +169,85 @@ final class MockConnection: HTTP2ServerDelegate {
                     fields.add(name: name, value: value)
                 }
             }
+            guard MockAnswer.API(path: path) == .push else { return nil }
             return answer(method: method, path: path, fields: fields, body: request.body)
         }
+        if let (status, reason, timestamp) = push {
+            return MockAnswer(status: status, reason: reason, timestamp: timestamp)
+        }
+        let body = request.body.map { Array($0.readableBytesView) } ?? []
+        let headers = request.headers.map { (name: $0.name, value: $0.value) }
+        return MockAnswer.API(path: request.path) == .broadcast
+            ? broadcastAnswer(method: request.method, path: request.path, headers: headers, body: body)
+            : channelAnswer(method: request.method, path: request.path, headers: headers, body: body)
+    }
+
+    /// A broadcast: APNs' request rules, then the credentials, then the channel (it exists, and
+    /// takes the expiration), then the chaos a push gets too.
+    private func broadcastAnswer(method: String, path: String, headers: [(name: String, value: String)], body: [UInt8]) -> MockAnswer {
+        let checked = body.withUnsafeBufferPointer { APNSBroadcastRules.check(method: method, path: path, headers: headers, body: $0) }
+        let broadcast: APNSBroadcastRules.Accepted
+        switch checked {
+        case .failure(let rejection): return MockAnswer(api: .broadcast, rejection)
+        case .success(let accepted): broadcast = accepted
+        }
+        if let rejection = authorize(bundleID: broadcast.bundleID, authorization: broadcast.authorization) {
+            return MockAnswer(api: .broadcast, rejection)
+        }
+        if let refusal = shared.channels.withLock({ MockChannelAPI.broadcastRefusal(broadcast, store: $0) }) {
+            return MockAnswer(api: .broadcast, status: refusal.status, reason: refusal.reason)
+        }
+        let roll = random.unit()
+        if roll < configuration.rate429 { return MockAnswer(api: .broadcast, status: 429, reason: .tooManyRequests) }
+        if roll < configuration.rate429 + configuration.rate500 {
+            return MockAnswer(api: .broadcast, status: 500, reason: .internalServerError)
+        }
+        if roll < configuration.rate429 + configuration.rate500 + configuration.rate503 {
+            return MockAnswer(api: .broadcast, status: 503, reason: .serviceUnavailable)
+        }
+        return MockAnswer(api: .broadcast, status: 200)
+    }
+
+    /// A channel-management request: the path, the credentials, then the API over the store.
+    private func channelAnswer(method: String, path: String, headers: [(name: String, value: String)], body: [UInt8]) -> MockAnswer {
+        guard let route = MockChannelAPI.route(path) else { return MockAnswer(api: .channels, status: 404, reason: .badPath) }
+        let authorization = headers.first { $0.name == "authorization" }?.value
+        if let rejection = authorize(bundleID: route.bundleID, authorization: authorization) {
+            return MockAnswer(api: .channels, rejection)
+        }
+        let (answer, channels) = shared.channels.withLock { store in
+            let answer = MockChannelAPI.answer(
+                method: method,
+                bundleID: route.bundleID,
+                resource: route.resource,
+                headers: headers,
+                body: body,
+                store: &store
+            )
+            return (answer, store.count)
+        }
+        shared.stats.channelRequestAnswered(created: answer.status == 201, deleted: answer.status == 204, channels: channels)
+        return MockAnswer(api: .channels, status: answer.status, reason: answer.reason, channelID: answer.channelID, body: answer.body)
+    }
+
+    /// The credentials of a broadcast or channel-management request for the app `bundleID`: nil
+    /// when they may act for it, else APNs' answer (403 TopicMismatch for another app's).
+    private func authorize(bundleID: String, authorization: String?) -> APNSRequestRules.Rejection? {
+        let topic = APNSPushType.liveactivity.defaultTopic(bundleID: bundleID)
+        if configuration.tokenAuth {
+            let rejection: APNSRequestRules.Rejection?
+            if var authorization {
+                rejection = authorization.withUTF8 { checkProviderToken(UnsafeRawBufferPointer($0)) }
+            } else {
+                rejection = checkProviderToken(nil)
+            }
+            if let rejection { return rejection }
+        } else if configuration.clientCAFile != nil {
+            guard let certified = certificateBundleID() else { return .init(403, .badCertificate) }
+            guard certified == bundleID else { return .init(403, .topicMismatch) }
+        }
+        guard shared.topicAllowed(topic, pushType: .liveactivity) else { return .init(403, .topicMismatch) }
+        return nil
     }
 
     private func answer(
@@ -265,32 +348,39 @@ final class MockConnection: HTTP2ServerDelegate {
         }
     }
 
-    private func respond(
-        _ connection: HTTP2ServerHandler,
-        _ request: HTTP2ServerRequest,
-        status: Int,
-        reason: APNSReason?,
-        timestamp: Int64?,
-        outage: Bool
-    ) {
+    private func respond(_ connection: HTTP2ServerHandler, _ request: HTTP2ServerRequest, _ answer: MockAnswer, outage: Bool) {
+        let status = answer.status
+        let reason = answer.reason
         responseFields.removeAll()
-        // A unique value per response: indexing it in HPACK would only churn both dynamic tables.
-        let echoed: Void? = request.withHeaderValue(named: "apns-id") { id in
-            responseFields.append("apns-id", value: id, neverIndex: true)
+        // The id the request came with, echoed (APNs makes one up when it had none): `apns-id`
+        // for a push, `apns-request-id` for a broadcast or a channel-management request. A unique
+        // value per response: indexing it in HPACK would only churn both dynamic tables.
+        let idHeader = answer.api == .push ? "apns-id" : "apns-request-id"
+        let echoed: Void? = request.withHeaderValue(named: idHeader) { id in
+            responseFields.append(idHeader, value: id, neverIndex: true)
         }
         if echoed == nil {
-            shared.ids.withNext { responseFields.append("apns-id", value: $0, neverIndex: true) }
+            shared.ids.withNext { responseFields.append(idHeader, value: $0, neverIndex: true) }
         }
-        if configuration.uniqueIDs {
+        // APNs' development environment sends apns-unique-id with every push; a delivered
+        // broadcast gets one in every environment.
+        if (answer.api == .push && configuration.uniqueIDs) || (answer.api == .broadcast && status == 200) {
             shared.ids.withNext { responseFields.append("apns-unique-id", value: $0, neverIndex: true) }
+        }
+        if let channelID = answer.channelID {
+            responseFields.append("apns-channel-id", channelID, neverIndex: true)
         }
         var body: ByteBuffer?
         if let reason {
-            body = ByteBuffer(string: APNSErrorBody.make(reason: reason.rawValue, timestamp: timestamp))
+            body = ByteBuffer(string: APNSErrorBody.make(reason: reason.rawValue, timestamp: answer.timestamp))
+            responseFields.append("content-type", "application/json")
+        } else if let json = answer.body {
+            body = ByteBuffer(string: json)
             responseFields.append("content-type", "application/json")
         }
         guard connection.respond(to: request.streamID, status: status, fields: responseFields, body: body) else { return }
         shared.stats.answered(status: status, reason: reason?.rawValue, counters: counters)
+        if answer.api == .broadcast { shared.stats.broadcastAnswered(status: status) }
         if outage { shared.stats.outageAnswered() }
         if let recorder = shared.recorder {
             recorder.record(

@@ -18,6 +18,9 @@ final class MockShared: Sendable {
     let recorder: RequestRecorder?
     /// apns-id values for requests that came without one (APNs makes one up too).
     let ids = APNSIDGenerator()
+    /// Every app's broadcast channels, shared by all connections (channel-management requests
+    /// and broadcasts are rare next to pushes: one lock is enough).
+    let channels: Mutex<MockChannelStore>
     private let connectionCounter = Atomic<Int>(0)
     /// The timed outage, shared by every connection (they live on different loops); nil = none.
     private let outage: Mutex<MockOutage?>
@@ -34,6 +37,7 @@ final class MockShared: Sendable {
             fraction: configuration.unregisteredFraction
         )
         self.stats = stats
+        self.channels = Mutex(MockChannelStore(maxChannels: configuration.maxChannels, seed: configuration.seed))
         self.recorder = try configuration.recordFile.map(RequestRecorder.init(path:))
         let outage = MockOutage(configuration)
         self.outageConfigured = outage != nil

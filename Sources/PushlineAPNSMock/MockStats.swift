@@ -31,6 +31,16 @@ public final class MockStats: Sendable {
         public var connectionsWithoutALPN = 0
         /// Provider tokens whose ES256 signature was DER rather than raw r||s (APNs accepts both).
         public var derSignedTokens = 0
+        /// Broadcasts answered (`POST /4/broadcasts/apps/…`, whatever the answer), and among
+        /// them the ones delivered (200).
+        public var broadcasts = 0
+        public var broadcastsDelivered = 0
+        /// Channel-management requests answered, channels created and deleted, and channels
+        /// that exist now (over all apps).
+        public var channelRequests = 0
+        public var channelsCreated = 0
+        public var channelsDeleted = 0
+        public var channels = 0
         /// Requests answered by the timed outage (`MockConfiguration.outageSeconds`).
         public var outageAnswers = 0
         /// When the outage window opened and when it closes, in unix seconds; nil until it opens.
@@ -158,6 +168,25 @@ public final class MockStats: Sendable {
         state.withLock { $0.totals.refusedStreams += 1 }
     }
 
+    /// Counts an answered broadcast (also counted by `answered`).
+    func broadcastAnswered(status: Int) {
+        state.withLock {
+            $0.totals.broadcasts += 1
+            if status == 200 { $0.totals.broadcastsDelivered += 1 }
+        }
+    }
+
+    /// Counts an answered channel-management request (also counted by `answered`); `channels` is
+    /// how many exist now.
+    func channelRequestAnswered(created: Bool, deleted: Bool, channels: Int) {
+        state.withLock {
+            $0.totals.channelRequests += 1
+            if created { $0.totals.channelsCreated += 1 }
+            if deleted { $0.totals.channelsDeleted += 1 }
+            $0.totals.channels = channels
+        }
+    }
+
     func connectionWithoutALPN() {
         state.withLock { $0.totals.connectionsWithoutALPN += 1 }
     }
@@ -191,6 +220,12 @@ extension MockStats.Snapshot {
             + "\"refused_streams\":\(refusedStreams),"
             + "\"connections_without_alpn\":\(connectionsWithoutALPN),"
             + "\"der_signed_tokens\":\(derSignedTokens),"
+            + "\"broadcasts\":\(broadcasts),"
+            + "\"broadcasts_delivered\":\(broadcastsDelivered),"
+            + "\"channel_requests\":\(channelRequests),"
+            + "\"channels_created\":\(channelsCreated),"
+            + "\"channels_deleted\":\(channelsDeleted),"
+            + "\"channels\":\(channels),"
             + "\"outage_answers\":\(outageAnswers),"
             + "\"outage_started_at\":\(number(outageStartedAt)),"
             + "\"outage_ends_at\":\(number(outageEndsAt)),"

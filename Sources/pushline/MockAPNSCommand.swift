@@ -23,6 +23,8 @@ struct MockAPNSCommand: AsyncParsableCommand {
     @Option(help: "Require client certificates signed by this CA (certificate trust).") var clientCA: String?
     @Option(help: "Allowed apns-topic (repeatable). None = any.") var topic: [String] = []
     @Option(help: "SETTINGS_MAX_CONCURRENT_STREAMS after the first valid token.") var maxStreams = 1000
+    @Option(help: "Broadcast channels one app may have; one more is 400 CannotCreateChannelConfig (Apple: 10000).")
+    var maxChannels = 10_000
     @Option(help: "Tokens answered 410 Unregistered (one hex token per line).") var unregisteredFile: String?
     @Option(help: "Also this fraction of all tokens, chosen by hashing the token.") var unregisteredFraction = 0.0
     @Option(help: "Response delay in milliseconds.") var latencyMs = 0
@@ -143,6 +145,8 @@ struct MockAPNSCommand: AsyncParsableCommand {
         configuration.topics = Set(topic)
         if maxStreams < 1 { problems.append("--max-streams: \(maxStreams), must be at least 1") }
         configuration.maxStreams = maxStreams
+        if maxChannels < 0 { problems.append("--max-channels: \(maxChannels), must be at least 0") }
+        configuration.maxChannels = maxChannels
         if let unregisteredFile {
             do {
                 let lines = try String(contentsOfFile: unregisteredFile, encoding: .utf8)
