@@ -47,14 +47,7 @@ public final class APNSClient: Sendable {
         let metrics = APNSMetrics(app: configuration.name, maxRate: configuration.maxRate)
         self.metrics = metrics
 
-        var tls = TLSConfiguration.client(serverHostname: configuration.endpoint.host)
-        if let caFile = configuration.caFile, !caFile.isEmpty {
-            tls.trustRoots = .system(plusCAFile: caFile)
-        }
-        if case .certificate(let identity) = credential {
-            tls.identity = identity
-        }
-        let tlsContext = try TLSContext(configuration: tls)
+        let tlsContext = try TLSContext.apns(endpoint: configuration.endpoint, caFile: configuration.caFile, credential: credential)
 
         if case .token(let keyID, let teamID, let key) = credential {
             tokens = ProviderTokenSource(keyID: keyID, teamID: teamID, key: key, now: configuration.now) {

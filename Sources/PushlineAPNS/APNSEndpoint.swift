@@ -12,6 +12,9 @@ public struct APNSEndpoint: Sendable, Hashable, CustomStringConvertible {
 
     public static let production = APNSEndpoint(host: "api.push.apple.com", port: 443)
     public static let sandbox = APNSEndpoint(host: "api.sandbox.push.apple.com", port: 443)
+    /// Apple's broadcast channel-management hosts (iOS 18), one per environment.
+    public static let productionChannels = APNSEndpoint(host: "api-manage-broadcast.push.apple.com", port: 2196)
+    public static let sandboxChannels = APNSEndpoint(host: "api-manage-broadcast.sandbox.push.apple.com", port: 2195)
 
     /// `production`, `sandbox` or `HOST:PORT`; nil for anything else.
     public init?(_ text: String) {
@@ -24,13 +27,35 @@ public struct APNSEndpoint: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// `production`, `sandbox` (Apple's channel-management hosts) or `HOST:PORT`; nil for
+    /// anything else.
+    public init?(channels text: String) {
+        switch text {
+        case "production": self = .productionChannels
+        case "sandbox", "development": self = .sandboxChannels
+        default:
+            guard let address = HostPort(text) else { return nil }
+            self.init(host: address.host, port: address.port)
+        }
+    }
+
     /// The APNs environment this endpoint is: `production`, `sandbox`, or `custom` for any other
-    /// HOST:PORT (a mock, a proxy).
+    /// HOST:PORT (a mock, a proxy). Apple's channel-management hosts count as their environment.
     public var environment: String {
         switch self {
-        case .production: "production"
-        case .sandbox: "sandbox"
+        case .production, .productionChannels: "production"
+        case .sandbox, .sandboxChannels: "sandbox"
         default: "custom"
+        }
+    }
+
+    /// Where this push endpoint's environment manages broadcast channels: Apple's channel host of
+    /// the same environment; a custom endpoint (a mock) serves both APIs itself.
+    public var channelManagement: APNSEndpoint {
+        switch environment {
+        case "production": .productionChannels
+        case "sandbox": .sandboxChannels
+        default: self
         }
     }
 

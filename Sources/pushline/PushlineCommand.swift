@@ -11,6 +11,7 @@ struct PushlineCommand: AsyncParsableCommand {
             MockAPNSCommand.self,
             EnqueueCommand.self,
             JWTCommand.self,
+            ChannelsCommand.self,
         ]
     )
 

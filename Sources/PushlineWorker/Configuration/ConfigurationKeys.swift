@@ -71,6 +71,13 @@ enum ConfigurationKeys {
             change: "`sandbox` for development builds; `HOST:PORT` for `pushline mock-apns`"
         ),
         Key(
+            "apns.channels_endpoint",
+            .string(\.apns.channelsEndpoint),
+            rule: .endpoint(optional: true),
+            "broadcast channel management (`pushline channels`): `production` is api-manage-broadcast.push.apple.com:2196, `sandbox` is api-manage-broadcast.sandbox.push.apple.com:2195, `HOST:PORT` another server; `\"\"` = the channel hosts of each app's push environment (a `HOST:PORT` push endpoint: that same server)",
+            change: "rarely: the default follows `endpoint`; to reach Apple's channel hosts through another name"
+        ),
+        Key(
             "apns.ca_file",
             .string(\.apns.caFile),
             rule: .readableFileOrEmpty,
@@ -214,6 +221,13 @@ enum ConfigurationKeys {
             rule: .endpoint(optional: true),
             "per-app override of `apns.endpoint`; `\"\"` = use `apns.endpoint`",
             change: "e.g. one sandbox app among production apps"
+        ),
+        AppKey(
+            "channels_endpoint",
+            .string(\.channelsEndpoint),
+            rule: .endpoint(optional: true),
+            "per-app override of `apns.channels_endpoint`; `\"\"` = use it",
+            change: "rarely; the default follows the app's `endpoint`"
         ),
         AppKey(
             "proxy",

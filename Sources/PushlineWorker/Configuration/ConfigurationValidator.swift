@@ -53,6 +53,7 @@ enum ConfigurationValidator {
         }
         let apns = configuration.apns
         problems += customEndpointProblems(apns.endpoint, key: "apns.endpoint", caFile: apns.caFile)
+        problems += customEndpointProblems(apns.channelsEndpoint, key: "apns.channels_endpoint", caFile: apns.caFile)
         let passwordVariable = apns.proxyPasswordEnvironmentVariable
         if !passwordVariable.isEmpty, environment[passwordVariable] == nil {
             problems.append("apns.proxy_password_env: environment variable \(passwordVariable) is not set")
@@ -64,7 +65,9 @@ enum ConfigurationValidator {
                 problems += key.problems(in: app, absoluteName: "\(prefix).\(key.name)")
             }
             problems += customEndpointProblems(app.endpoint, key: "\(prefix).endpoint", caFile: apns.caFile)
+            problems += customEndpointProblems(app.channelsEndpoint, key: "\(prefix).channels_endpoint", caFile: apns.caFile)
             problems += environmentProblems(app, prefix: prefix, globalEndpoint: apns.endpoint)
+            problems += channelsEnvironmentProblems(configuration, app: name)
             guard ["token", "certificate"].contains(app.authType) else { continue }
             problems += authProblems(app.auth, prefix: prefix, configuration: configuration, environment: environment)
         }
@@ -125,6 +128,23 @@ enum ConfigurationValidator {
         return [
             "\(prefix).auth.environment: a \(scoped)-only credential, but \(key) is \(environment); "
                 + "APNs refuses it there (use a \(environment) or an any-environment key, or point the app at \(scoped))"
+        ]
+    }
+
+    /// Channels exist per environment, and an app broadcasts on its push endpoint: a channel
+    /// endpoint of the other environment would manage channels the app's broadcasts never find.
+    /// `HOST:PORT` on either side is not judged.
+    private static func channelsEnvironmentProblems(_ configuration: PushlineConfiguration, app name: String) -> [String] {
+        guard let app = configuration.apps[name], let (channels, key) = configuration.channelsEndpoint(app: name),
+            key.hasSuffix("channels_endpoint"),
+            let push = APNSEndpoint(app.endpoint.isEmpty ? configuration.apns.endpoint : app.endpoint)
+        else { return [] }
+        guard channels.environment != "custom", push.environment != "custom", channels.environment != push.environment else {
+            return []
+        }
+        return [
+            "\(key): \(channels.environment) channels, but apps.\(name) pushes to \(push.environment); "
+                + "channels exist per environment (leave it \"\" to follow the app's endpoint)"
         ]
     }
 

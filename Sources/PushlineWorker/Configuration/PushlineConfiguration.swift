@@ -57,6 +57,9 @@ public struct PushlineConfiguration: Sendable, Hashable {
         public var maxStreamsPerConnection = 1000
         public var requestTimeoutMilliseconds = 10_000
         public var maxAttempts = 5
+        /// Broadcast channel management: production | sandbox (Apple's `api-manage-broadcast`
+        /// hosts) | HOST:PORT; "" = the channel hosts of each app's push environment.
+        public var channelsEndpoint = ""
         /// `http://[user@]host:port` to tunnel APNs connections through (HTTP CONNECT); "" = direct.
         public var proxy = ""
         /// The name of the variable holding the proxy user's password; "" = none.
@@ -76,6 +79,8 @@ public struct PushlineConfiguration: Sendable, Hashable {
         public var bundleID = ""
         /// Per-app override of `apns.endpoint`; "" = use it.
         public var endpoint = ""
+        /// Per-app override of `apns.channels_endpoint`; "" = use it.
+        public var channelsEndpoint = ""
         /// Per-app override of `apns.proxy`; "" = use it.
         public var proxy = ""
         /// Pacing: notifications per second for this app; 0 = as fast as APNs allows.
