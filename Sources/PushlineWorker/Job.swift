@@ -1,11 +1,14 @@
 import PushlineAPNSCore
 
-/// One validated send job: a notification to one or many device tokens.
+/// One validated send job: a notification to one or many device tokens, or one broadcast to a
+/// channel (`channelID`, iOS 18; then `tokens` is empty and `pushType` is `liveactivity`).
 ///
 /// `payload` holds the job's payload bytes exactly as they appeared in the record.
 public struct Job: Sendable, Hashable {
     public var id: String
     public var tokens: [String]
+    /// The broadcast channel; nil for a job to device tokens.
+    public var channelID: String?
     public var app: String
     public var topic: String
     public var pushType: APNSPushType
@@ -27,10 +30,12 @@ public struct Job: Sendable, Hashable {
         expiration: Int64? = nil,
         collapseID: String? = nil,
         payload: [UInt8],
-        deadlineMilliseconds: Int64? = nil
+        deadlineMilliseconds: Int64? = nil,
+        channelID: String? = nil
     ) {
         self.id = id
         self.tokens = tokens
+        self.channelID = channelID
         self.app = app
         self.topic = topic
         self.pushType = pushType
@@ -39,5 +44,10 @@ public struct Job: Sendable, Hashable {
         self.collapseID = collapseID
         self.payload = payload
         self.deadlineMilliseconds = deadlineMilliseconds
+    }
+
+    /// What each result of the job is about: its device tokens, or its one channel.
+    public var recipients: [String] {
+        channelID.map { [$0] } ?? tokens
     }
 }

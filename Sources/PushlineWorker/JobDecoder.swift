@@ -84,19 +84,24 @@ public struct JobDecoder: Sendable {
         string: (String) throws -> String?,
         integer: (String) throws -> Int64?
     ) throws -> Job {
-        let tokens = try decodeTokens(bytes, fields)
+        let channelID = try decodeChannelID(bytes, fields)
+        let tokens = channelID == nil ? try decodeTokens(bytes, fields) : []
 
         let app = try string("app") ?? "default"
         guard let bundleID = bundleIDs[app] else {
             throw JobRejection(.unknownApp, "'\(app)' is not in the configuration's apps")
         }
 
-        var pushType = APNSPushType.alert
+        // A broadcast carries a Live Activity update: that push type by default, and no other.
+        var pushType = channelID == nil ? APNSPushType.alert : .liveactivity
         if let raw = try string("push_type") {
             guard let parsed = APNSPushType(rawValue: raw) else {
                 throw JobRejection(.invalidField, "push_type: '\(raw)' is not an APNs push type")
             }
             pushType = parsed
+        }
+        if channelID != nil, pushType != .liveactivity {
+            throw JobRejection(.invalidField, "push_type: '\(pushType.rawValue)' cannot be broadcast; a channel_id job is liveactivity")
         }
 
         var priority = pushType.defaultPriority
@@ -129,6 +134,15 @@ public struct JobDecoder: Sendable {
             )
         }
 
+        if channelID != nil {
+            // Nothing of a broadcast's request would carry them: refused rather than dropped.
+            if fields["topic"].map({ $0.kind != .null }) == true {
+                throw JobRejection(.invalidField, "topic: a broadcast has none; its app's bundle id is in the request's path")
+            }
+            if collapseID != nil {
+                throw JobRejection(.invalidField, "collapse_id: a broadcast has none")
+            }
+        }
         let topic = try string("topic") ?? pushType.defaultTopic(bundleID: bundleID)
         guard !topic.isEmpty else { throw JobRejection(.invalidField, "topic: empty") }
 
@@ -139,10 +153,11 @@ public struct JobDecoder: Sendable {
             throw JobRejection(.invalidField, "payload: not a JSON object")
         }
         let payloadBytes = payloadValue.range.count
-        guard payloadBytes <= pushType.maxPayloadBytes else {
+        let maxPayloadBytes = channelID == nil ? pushType.maxPayloadBytes : APNSBroadcastRules.maxPayloadBytes
+        guard payloadBytes <= maxPayloadBytes else {
             throw JobRejection(
                 .payloadTooLarge,
-                "payload is \(payloadBytes) bytes, limit \(pushType.maxPayloadBytes) for \(pushType.rawValue)"
+                "payload is \(payloadBytes) bytes, limit \(maxPayloadBytes) for \(channelID == nil ? pushType.rawValue : "a broadcast")"
             )
         }
         let payload = Array(bytes[payloadValue.range])
@@ -165,8 +180,28 @@ public struct JobDecoder: Sendable {
             expiration: expiration,
             collapseID: collapseID,
             payload: payload,
-            deadlineMilliseconds: deadline
+            deadlineMilliseconds: deadline,
+            channelID: channelID
         )
+    }
+
+    /// The broadcast channel of a `channel_id` job; nil for a job to tokens. A job names a
+    /// channel or tokens, never both. The id is not checked further than being printable ASCII
+    /// without spaces (it goes into a header): Apple says it is base64 and not to assume its
+    /// length, so APNs is left to judge it (400 BadChannelId).
+    private func decodeChannelID(_ bytes: UnsafeBufferPointer<UInt8>, _ fields: JobFields) throws -> String? {
+        guard let value = fields["channel_id"], value.kind != .null else { return nil }
+        let hasTokens = [fields["token"], fields["tokens"]].contains { $0.map { $0.kind != .null } == true }
+        if hasTokens {
+            throw JobRejection(.invalidField, "channel_id and token/tokens: a job is a broadcast or goes to tokens; give one of them")
+        }
+        guard value.kind == .string else { throw JobRejection(.invalidField, "channel_id: not a string") }
+        let channelID = try JSONScanner.string(bytes, value)
+        guard !channelID.isEmpty else { throw JobRejection(.invalidField, "channel_id: empty") }
+        guard channelID.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw JobRejection(.invalidField, "channel_id: '\(channelID)' is not printable ASCII without spaces (Apple's ids are base64)")
+        }
+        return channelID
     }
 
     private func decodeTokens(_ bytes: UnsafeBufferPointer<UInt8>, _ fields: JobFields) throws -> [String] {
@@ -174,7 +209,7 @@ public struct JobDecoder: Sendable {
         let many = fields["tokens"].flatMap { $0.kind == .null ? nil : $0 }
         switch (single, many) {
         case (nil, nil):
-            throw JobRejection(.missingField, "token or tokens")
+            throw JobRejection(.missingField, "token, tokens or channel_id")
         case (.some, .some):
             throw JobRejection(.invalidField, "token and tokens: give one of them, not both")
         case (let value?, nil):

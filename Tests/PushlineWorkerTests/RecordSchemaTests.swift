@@ -28,6 +28,7 @@ import Testing
         "expiration-exponent": (.invalidField, "JSON Schema calls 1e3 an integer; the decoder wants integers written without an exponent"),
         "payload-4097-bytes": (.payloadTooLarge, "a schema cannot measure a value's size in bytes as written"),
         "payload-5121-bytes-voip": (.payloadTooLarge, "a schema cannot measure a value's size in bytes as written"),
+        "payload-5121-bytes-broadcast": (.payloadTooLarge, "a schema cannot measure a value's size in bytes as written"),
         "payload-nesting-64": (.invalidJSON, "a schema cannot bound nesting depth"),
     ]
 
@@ -76,6 +77,7 @@ import Testing
             job("tokens-10000", tokens: 10_000),
             job("payload-4096-bytes", payloadBytes: 4096),
             job("payload-5120-bytes-voip", payloadBytes: 5120, pushType: "voip"),
+            job("payload-5120-bytes-broadcast", payloadBytes: 5120, pushType: "liveactivity", channelID: "dHN0LXNyY2gtY2hubA=="),
             job("payload-nesting-63", nesting: 63),
         ]
     }
@@ -85,14 +87,21 @@ import Testing
             job("tokens-10001", tokens: 10_001),
             job("payload-4097-bytes", payloadBytes: 4097),
             job("payload-5121-bytes-voip", payloadBytes: 5121, pushType: "voip"),
+            job("payload-5121-bytes-broadcast", payloadBytes: 5121, pushType: "liveactivity", channelID: "dHN0LXNyY2gtY2hubA=="),
             job("payload-nesting-64", nesting: 64),
         ]
     }
 
     /// A job whose payload is `payloadBytes` long, or nests `nesting` objects (the record itself
     /// is one more level).
-    static func job(_ label: String, tokens: Int = 1, payloadBytes: Int? = nil, pushType: String = "alert", nesting: Int? = nil) -> [UInt8]
-    {
+    static func job(
+        _ label: String,
+        tokens: Int = 1,
+        payloadBytes: Int? = nil,
+        pushType: String = "alert",
+        nesting: Int? = nil,
+        channelID: String? = nil
+    ) -> [UInt8] {
         var payload = "{}"
         if let payloadBytes {
             payload = #"{"a":""# + String(repeating: "x", count: payloadBytes - 8) + #""}"#
@@ -102,7 +111,8 @@ import Testing
             payload = String(repeating: #"{"a":"#, count: nesting) + "1" + String(repeating: "}", count: nesting)
         }
         let list = Array(repeating: "\"00\"", count: tokens).joined(separator: ",")
-        return Array(#"{"case":"\#(label)","id":"\#(label)","tokens":[\#(list)],"push_type":"\#(pushType)","payload":\#(payload)}"#.utf8)
+        let recipients = channelID.map { #""channel_id":"\#($0)""# } ?? #""tokens":[\#(list)]"#
+        return Array(#"{"case":"\#(label)","id":"\#(label)",\#(recipients),"push_type":"\#(pushType)","payload":\#(payload)}"#.utf8)
     }
 
     // MARK: Result records
@@ -240,6 +250,36 @@ import Testing
                 final: false
             )
         )
+        // Broadcasts: channel_id in place of token, apns-request-id as apns_id, apns-unique-id.
+        let broadcast = DeliveryRecordTemplate(jobID: "la-9", app: "default", source: source, broadcast: true)
+        deliveries.append(
+            broadcast.encode(
+                token: "dHN0LXNyY2gtY2hubA==",
+                status: 200,
+                reason: nil,
+                apnsID: ids.next(),
+                apnsUniqueID: ids.next(),
+                timestamp: nil,
+                attempts: 1,
+                latencyMilliseconds: 4
+            )
+        )
+        deliveries.append(
+            ResultRecord.delivery(
+                .init(
+                    jobID: "la-10",
+                    recipient: .channel("AAAA"),
+                    app: "news",
+                    status: 400,
+                    reason: "ChannelNotRegistered",
+                    apnsID: ids.next(),
+                    timestamp: nil,
+                    attempts: 1,
+                    latencyMilliseconds: 2,
+                    source: source
+                )
+            ).encoded()
+        )
         let escaped = ResultRecord.Delivery(
             jobID: "quote\" slash\\ newline\n é",
             token: token.uppercased(),
@@ -292,6 +332,13 @@ import Testing
             ),
         ].map { $0.encoded() }
 
+        let gone = [
+            ResultRecord.channelGone(
+                .init(channelID: "dHN0LXNyY2gtY2hubA==", app: "default", reason: "ChannelNotRegistered", jobID: "la-9")
+            ),
+            ResultRecord.channelGone(.init(channelID: "a+b/\"c\\", app: "news \"x\"", reason: "ChannelNotRegistered", jobID: "j\n1")),
+        ].map { $0.encoded() }
+
         // Rejections: the decoder's own, for every record of the rejected corpus.
         var rejections: [[UInt8]] = []
         for line in try Self.lines(Self.corpus.appendingPathComponent("jobs-rejected.jsonl")) + Self.generatedRejected() {
@@ -316,6 +363,7 @@ import Testing
             directory,
             [
                 "delivery.jsonl": deliveries, "token_invalidated.jsonl": invalidations, "rejected.jsonl": rejections,
+                "channel_gone.jsonl": gone,
             ]
         )
         try Self.validate([
@@ -325,6 +373,11 @@ import Testing
             "--valid", "result.schema.json", files["delivery.jsonl"]!,
             "--valid", "result.schema.json", files["token_invalidated.jsonl"]!,
             "--valid", "result.schema.json", files["rejected.jsonl"]!,
+            "--valid", "channel_gone.schema.json", files["channel_gone.jsonl"]!,
+            "--valid", "result.schema.json", files["channel_gone.jsonl"]!,
+            // A delivery names a token or a channel, and a channel_gone is not a delivery.
+            "--invalid", "delivery.schema.json", files["channel_gone.jsonl"]!,
+            "--invalid", "channel_gone.schema.json", files["delivery.jsonl"]!,
         ])
     }
 

@@ -116,7 +116,8 @@ final class JobPipeline: Sendable {
         lane: SendLane,
         producedAt: Int64?
     ) {
-        let tokens = job.tokens
+        // The device tokens, or a broadcast's one channel: one request and one delivery each.
+        let tokens = job.recipients
         gate.add(tokens.count, lane: lane)
         let progress = JobProgress(tokens: tokens.count, gate: gate, lane: lane) { [complete, metrics] in
             metrics.jobCompleted()
@@ -125,7 +126,7 @@ final class JobPipeline: Sendable {
         // Every delivery record of the job has the job id as its key, and the same job id, app and
         // source in its value: made once for all of them.
         let key = Array(job.id.utf8)
-        let template = DeliveryRecordTemplate(jobID: job.id, app: job.app, source: source)
+        let template = DeliveryRecordTemplate(jobID: job.id, app: job.app, source: source, broadcast: job.channelID != nil)
         let appMetrics = self.appMetrics[job.app] ?? metrics.app(job.app)
         let timing = Timing(received: received, producedAt: producedAt, lane: metrics.lane(lane))
         guard let client = clients[job.app] else {
@@ -151,28 +152,12 @@ final class JobPipeline: Sendable {
             return
         }
 
-        var notifications: [APNSNotification] = []
-        notifications.reserveCapacity(tokens.count)
-        for token in tokens {
-            notifications.append(
-                APNSNotification(
-                    deviceToken: token,
-                    topic: job.topic,
-                    pushType: job.pushType,
-                    priority: job.priority,
-                    expiration: job.expiration,
-                    collapseID: job.collapseID,
-                    apnsID: ids.next(),
-                    payload: job.payload
-                )
-            )
-        }
-        let sent = notifications
+        let sent = job.notifications(bundleID: decoder.bundleIDs[job.app] ?? "", ids: ids)
         client.send(sent, options: options) { [self] index, outcome in
             // The two fields, not a copy of the whole notification (every field retained).
             finish(
                 job,
-                token: sent[index].deviceToken,
+                token: tokens[index],
                 apnsID: sent[index].apnsID,
                 outcome: outcome,
                 timing: timing,
@@ -265,6 +250,15 @@ final class JobPipeline: Sendable {
                 extra.append(.init(topic: invalidations, key: Array(token.utf8), value: value))
             }
             metrics.invalidation(app: job.app, reason: reported)
+        }
+        if let channelID = job.channelID, let reason, reason == APNSReason.channelNotRegistered.rawValue {
+            // Keyed by channel, on the results topic and, like token_invalidated, on the
+            // invalidations topic when there is one.
+            let gone = ResultRecord.channelGone(.init(channelID: channelID, app: job.app, reason: reason, jobID: job.id)).encoded()
+            extra.append(.init(topic: topics.results, key: Array(channelID.utf8), value: gone))
+            if let invalidations = topics.invalidations {
+                extra.append(.init(topic: invalidations, key: Array(channelID.utf8), value: gone))
+            }
         }
         let elapsed = ContinuousClock.now - timing.received
         let elapsedNanoseconds = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000

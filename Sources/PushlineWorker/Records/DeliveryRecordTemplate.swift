@@ -1,15 +1,16 @@
 /// Encodes the delivery records of one job. The fields every token of the job shares (job id,
 /// app, source) are encoded once, when the template is made; each token then costs only its own
 /// fields. `ResultRecord.encoded()` goes through here too, so there is one encoding of a delivery.
+/// A broadcast job's template writes `channel_id` where a token's writes `token`.
 struct DeliveryRecordTemplate: Sendable {
     /// The fixed parts, one after another in one array (one allocation per job):
-    /// `{"type":"delivery","job_id":"…","token":` up to `appStart`,
+    /// `{"type":"delivery","job_id":"…","token":` (or `"channel_id":`) up to `appStart`,
     /// `,"app":"…","status":` up to `tailStart`, and `,"source":{…}}` to the end.
     private let parts: [UInt8]
     private let appStart: Int
     private let tailStart: Int
 
-    init(jobID: String, app: String, source: RecordSource) {
+    init(jobID: String, app: String, source: RecordSource, broadcast: Bool = false) {
         var appStart = 0
         var tailStart = 0
         parts = JSONWriter.encode(estimate: 128 + jobID.utf8.count + app.utf8.count + source.topic.utf8.count) { json in
@@ -17,7 +18,7 @@ struct DeliveryRecordTemplate: Sendable {
             json.key("job_id")
             json.string(jobID)
             json.raw(",")
-            json.key("token")
+            json.key(broadcast ? "channel_id" : "token")
             appStart = json.count
             json.raw(",")
             json.key("app")
@@ -37,7 +38,7 @@ struct DeliveryRecordTemplate: Sendable {
     /// The record of one token (the delivery's job id, app and source are the template's).
     func encode(_ delivery: ResultRecord.Delivery) -> [UInt8] {
         encode(
-            token: delivery.token,
+            token: delivery.recipient.value,
             status: delivery.status,
             reason: delivery.reason,
             apnsID: delivery.apnsID,
@@ -50,6 +51,7 @@ struct DeliveryRecordTemplate: Sendable {
         )
     }
 
+    /// - Parameter token: the device token, or the channel id with a broadcast's template.
     func encode(
         token: String,
         status: Int,

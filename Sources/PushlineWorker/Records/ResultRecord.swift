@@ -1,15 +1,33 @@
 /// The records Pushline publishes (contract: "Records on results_topic").
 public enum ResultRecord: Sendable, Hashable {
-    /// The final outcome for one token.
+    /// The final outcome for one token, or for one broadcast.
     case delivery(Delivery)
     /// APNs says a token is dead (410); token-hygiene services delete it.
     case tokenInvalidated(TokenInvalidated)
+    /// APNs says a broadcast channel does not exist (ChannelNotRegistered); whoever stores
+    /// channel ids deletes it.
+    case channelGone(ChannelGone)
     /// A job that could not be decoded or validated.
     case rejected(Rejected)
 
     public struct Delivery: Sendable, Hashable {
+        /// What a delivery record is about: a device token (`token`), or a broadcast's channel
+        /// (`channel_id` in its place).
+        public enum Recipient: Sendable, Hashable {
+            case token(String)
+            case channel(String)
+
+            /// The token or the channel id.
+            public var value: String {
+                switch self {
+                case .token(let token): token
+                case .channel(let channelID): channelID
+                }
+            }
+        }
+
         public var jobID: String
-        public var token: String
+        public var recipient: Recipient
         public var app: String
         /// APNs' HTTP status; 0 when no response was ever received.
         public var status: Int
@@ -44,8 +62,40 @@ public enum ResultRecord: Sendable, Hashable {
             heldMilliseconds: Double? = nil,
             source: RecordSource
         ) {
+            self.init(
+                jobID: jobID,
+                recipient: .token(token),
+                app: app,
+                status: status,
+                reason: reason,
+                apnsID: apnsID,
+                apnsUniqueID: apnsUniqueID,
+                timestamp: timestamp,
+                attempts: attempts,
+                latencyMilliseconds: latencyMilliseconds,
+                final: final,
+                heldMilliseconds: heldMilliseconds,
+                source: source
+            )
+        }
+
+        public init(
+            jobID: String,
+            recipient: Recipient,
+            app: String,
+            status: Int,
+            reason: String?,
+            apnsID: String?,
+            apnsUniqueID: String? = nil,
+            timestamp: Int64?,
+            attempts: Int,
+            latencyMilliseconds: Double,
+            final: Bool = true,
+            heldMilliseconds: Double? = nil,
+            source: RecordSource
+        ) {
             self.jobID = jobID
-            self.token = token
+            self.recipient = recipient
             self.app = app
             self.status = status
             self.reason = reason
@@ -92,6 +142,21 @@ public enum ResultRecord: Sendable, Hashable {
         }
     }
 
+    public struct ChannelGone: Sendable, Hashable {
+        public var channelID: String
+        public var app: String
+        /// Apple's reason, verbatim (`ChannelNotRegistered`).
+        public var reason: String
+        public var jobID: String
+
+        public init(channelID: String, app: String, reason: String, jobID: String) {
+            self.channelID = channelID
+            self.app = app
+            self.reason = reason
+            self.jobID = jobID
+        }
+    }
+
     public struct Rejected: Sendable, Hashable {
         public var jobID: String?
         public var error: String
@@ -104,11 +169,13 @@ public enum ResultRecord: Sendable, Hashable {
         }
     }
 
-    /// The Kafka key: the job id for delivery and rejected records, the token for invalidations.
+    /// The Kafka key: the job id for delivery and rejected records, the token for invalidations,
+    /// the channel id for a channel gone.
     public var key: String? {
         switch self {
         case .delivery(let delivery): return delivery.jobID
         case .tokenInvalidated(let invalidated): return invalidated.token
+        case .channelGone(let gone): return gone.channelID
         case .rejected(let rejected): return rejected.jobID
         }
     }
@@ -118,7 +185,22 @@ public enum ResultRecord: Sendable, Hashable {
         var json = JSONWriter()
         switch self {
         case .delivery(let d):
-            return DeliveryRecordTemplate(jobID: d.jobID, app: d.app, source: d.source).encode(d)
+            let broadcast = if case .channel = d.recipient { true } else { false }
+            return DeliveryRecordTemplate(jobID: d.jobID, app: d.app, source: d.source, broadcast: broadcast).encode(d)
+        case .channelGone(let g):
+            json.raw("{\"type\":\"channel_gone\",")
+            json.key("channel_id")
+            json.string(g.channelID)
+            json.raw(",")
+            json.key("app")
+            json.string(g.app)
+            json.raw(",")
+            json.key("reason")
+            json.string(g.reason)
+            json.raw(",")
+            json.key("job_id")
+            json.string(g.jobID)
+            json.raw("}")
         case .tokenInvalidated(let t):
             json.raw("{\"type\":\"token_invalidated\",")
             json.key("token")
