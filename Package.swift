@@ -194,7 +194,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "PushlineWorker", "PushlineKafka", "PushlineAPNSMock", "PushlineTestSupport",
+                "PushlineWorker", "PushlineKafka", "PushlineAPNSMock", "PushlineTestSupport", "PushlineTLS",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
