@@ -1,8 +1,12 @@
 /// The consumer's per-partition offset bookkeeping across rebalances, as a pure value.
 ///
 /// Invariants: records are handed out only for partitions that are assigned and not being
-/// revoked; a completion counts only for the generation it was handed out under; an offset is
-/// reported for storing only while its partition is assigned, and never past an incomplete record.
+/// revoked, and started only while that still holds; a completion counts only for the generation
+/// it was handed out under; an offset is reported for storing only while its partition is
+/// assigned, and never past an incomplete record (started or not).
+///
+/// Weights: each completion carries a weight (the worker's: the job's notifications), so that
+/// `uncommittedWeight` says how much completed work a crash now would make the group redo.
 public struct AssignmentState: Sendable {
     private struct Partition: Sendable {
         var generation: UInt64
@@ -10,11 +14,22 @@ public struct AssignmentState: Sendable {
         var revoking = false
         /// The last offset reported by `takeOffsetsToStore`/`finishRevoke`.
         var reported: Int64?
+        /// Records started and not completed: what a revoke waits for.
+        var started = 0
+        /// Completed weight, and the part of it below the last committed offset.
+        var completedWeight = 0
+        var committedWeight = 0
+        /// Offsets reported for storing and not yet known committed, each with the tracker's
+        /// prefix weight at that offset, ascending.
+        var storeMarks: [(offset: Int64, prefixWeight: Int)] = []
     }
 
     private var partitions: [TopicPartition: Partition] = [:]
     private var dirty: Set<TopicPartition> = []
     private var nextGeneration: UInt64 = 1
+
+    /// The weight of records completed on assigned partitions whose offsets are not committed.
+    public private(set) var uncommittedWeight = 0
 
     public init() {}
 
@@ -34,7 +49,11 @@ public struct AssignmentState: Sendable {
         // Mutated in place through the index: a copy out of the dictionary and back would share,
         // and so copy, the tracker's arrays on every record (O(in flight) per take).
         guard let index = partitions.index(forKey: topicPartition), !partitions.values[index].revoking else { return nil }
-        _ = partitions.values[index].tracker.take(offset)
+        if partitions.values[index].tracker.take(offset) == .restarted {
+            // The fetch position was rewound: what was tracked is forgotten, weights included.
+            let forgotten = Self.forgetWeights(&partitions.values[index])
+            uncommittedWeight -= forgotten
+        }
         return RecordID(
             topic: topicPartition.topic,
             partition: topicPartition.partition,
@@ -43,15 +62,63 @@ public struct AssignmentState: Sendable {
         )
     }
 
-    /// Marks a record completed; true when a new offset became storable.
-    public mutating func complete(_ id: RecordID) -> Bool {
+    /// Starts work on a handed-out record: false when its partition is being revoked (or gone)
+    /// since, and the record must be skipped (the partition's next owner gets it).
+    public mutating func start(_ id: RecordID) -> Bool {
+        guard let index = partitions.index(forKey: id.topicPartition), partitions.values[index].generation == id.generation,
+            !partitions.values[index].revoking
+        else { return false }
+        partitions.values[index].started += 1
+        return true
+    }
+
+    /// Marks a started record completed, with its weight; true when a new offset became storable.
+    public mutating func complete(_ id: RecordID, weight: Int = 1) -> Bool {
         let topicPartition = id.topicPartition
         guard let index = partitions.index(forKey: topicPartition), partitions.values[index].generation == id.generation
         else { return false }
-        let result = partitions.values[index].tracker.complete(id.offset)
+        let result = partitions.values[index].tracker.complete(id.offset, weight: weight)
+        if result == .ignored { return false }
+        partitions.values[index].started = max(0, partitions.values[index].started - 1)
+        partitions.values[index].completedWeight += weight
+        uncommittedWeight += weight
         guard case .advanced = result else { return false }
         dirty.insert(topicPartition)
         return true
+    }
+
+    /// Records started and not yet completed on `subset` (all partitions when nil): what a
+    /// revoke (or close) waits for.
+    public func started(_ subset: [TopicPartition]? = nil) -> Int {
+        guard let subset else { return partitions.values.reduce(0) { $0 + $1.started } }
+        return subset.reduce(0) { $0 + (partitions[$1]?.started ?? 0) }
+    }
+
+    /// Offsets are committed: their completed weight is no longer `uncommittedWeight`.
+    public mutating func committed(_ offsets: [(TopicPartition, Int64)]) {
+        for (topicPartition, offset) in offsets {
+            guard let index = partitions.index(forKey: topicPartition) else { continue }
+            var partition = partitions.values[index]
+            var covered = 0
+            while covered < partition.storeMarks.count && partition.storeMarks[covered].offset <= offset {
+                covered += 1
+            }
+            guard covered > 0 else { continue }
+            let weight = partition.storeMarks[covered - 1].prefixWeight
+            partition.storeMarks.removeFirst(covered)
+            uncommittedWeight -= weight - partition.committedWeight
+            partition.committedWeight = weight
+            partitions.values[index] = partition
+        }
+    }
+
+    /// Clears a partition's weights; returns the uncommitted weight it had.
+    private static func forgetWeights(_ partition: inout Partition) -> Int {
+        let forgotten = partition.completedWeight - partition.committedWeight
+        partition.completedWeight = 0
+        partition.committedWeight = 0
+        partition.storeMarks = []
+        return forgotten
     }
 
     /// Records handed out and not yet completed on `subset` (all partitions when nil).
@@ -68,6 +135,7 @@ public struct AssignmentState: Sendable {
                 let offset = partitions.values[index].tracker.storableOffset, offset != partitions.values[index].reported
             else { continue }
             partitions.values[index].reported = offset
+            partitions.values[index].storeMarks.append((offset, partitions.values[index].tracker.prefixWeight))
             result.append((topicPartition, offset))
         }
         dirty.removeAll(keepingCapacity: true)
@@ -86,7 +154,8 @@ public struct AssignmentState: Sendable {
     public mutating func finishRevoke(_ revoked: [TopicPartition]) -> [(TopicPartition, Int64)] {
         var result: [(TopicPartition, Int64)] = []
         for topicPartition in revoked {
-            guard let state = partitions.removeValue(forKey: topicPartition) else { continue }
+            guard var state = partitions.removeValue(forKey: topicPartition) else { continue }
+            uncommittedWeight -= Self.forgetWeights(&state)
             dirty.remove(topicPartition)
             if let offset = state.tracker.storableOffset {
                 result.append((topicPartition, offset))

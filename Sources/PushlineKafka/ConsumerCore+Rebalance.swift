@@ -16,6 +16,7 @@ extension ConsumerCore: RDKafkaRebalanceHandler {
         case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
             condition.lock()
             assignments.assign(list)
+            let owned = assignments.assigned.count
             condition.unlock()
             if cooperative {
                 check(rd_kafka_incremental_assign(handle, partitions), "incremental assign")
@@ -27,7 +28,15 @@ extension ConsumerCore: RDKafkaRebalanceHandler {
             if !paused.isEmpty {
                 _ = rd_kafka_pause_partitions(handle, RDKafkaTopicPartitionList(paused).pointer)
             }
-            logger.info("assigned \(list.count) partitions", metadata: ["partitions": "\(list)"])
+            if list.isEmpty {
+                // Cooperative rounds hand out nothing new on the way to a final assignment.
+                logger.debug("rebalance round: no partitions added", metadata: ["owned": "\(owned)"])
+            } else {
+                logger.info(
+                    "rebalance: assigned \(list.count) partitions, now own \(owned)",
+                    metadata: ["partitions": "\(list)", "protocol": "\(cooperative ? "cooperative" : "eager")"]
+                )
+            }
             continuation.yield(.assigned(list))
         case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
             revoke(list, handle: handle, partitions: partitions, cooperative: cooperative)
@@ -51,15 +60,25 @@ extension ConsumerCore: RDKafkaRebalanceHandler {
         cooperative: Bool
     ) {
         let lost = rd_kafka_assignment_lost(handle) != 0
-        let deadline = closing ? closeDrainDeadline : .now + configuration.revokeDrainTimeout
+        let began = ContinuousClock.now
+        let deadline = closing ? closeDrainDeadline : began + configuration.revokeDrainTimeout
         condition.lock()
         assignments.beginRevoke(list)
-        var inFlight = assignments.inFlight(list)
+        var inFlight = assignments.started(list)
+        let startedAtRevoke = inFlight
+        condition.unlock()
+        if !lost, !list.isEmpty {
+            logger.info(
+                "rebalance: revoking \(list.count) partitions; finishing their \(startedAtRevoke) started records first",
+                metadata: ["partitions": "\(list)"]
+            )
+        }
+        condition.lock()
         if !lost {
             drainWaiting = true
             while inFlight > 0 && ContinuousClock.now < deadline {
                 _ = condition.wait(until: Date(timeIntervalSinceNow: (deadline - .now).seconds))
-                inFlight = assignments.inFlight(list)
+                inFlight = assignments.started(list)
             }
             drainWaiting = false
         }
@@ -82,7 +101,15 @@ extension ConsumerCore: RDKafkaRebalanceHandler {
         } else {
             check(rd_kafka_assign(handle, nil), "unassign")
         }
-        logger.info("revoked \(list.count) partitions", metadata: ["partitions": "\(list)"])
+        if !list.isEmpty {
+            let drained = ContinuousClock.now - began
+            logger.info(
+                "rebalance: revoked \(list.count) partitions after \(drained.milliseconds) ms",
+                metadata: [
+                    "partitions": "\(list)", "unfinished": "\(inFlight)", "committed": "\(lost ? "no (assignment lost)" : "yes")",
+                ]
+            )
+        }
         continuation.yield(.revoked(list))
     }
 

@@ -48,6 +48,9 @@ final class ConsumerCore: @unchecked Sendable {
     var failed = false
     var closeDrainDeadline = ContinuousClock.now
     private var pending: [CopiedMessage] = []
+    /// Offsets stored since the last commit, and when that commit was.
+    private var uncommitted: [TopicPartition: Int64] = [:]
+    private var lastCommit = ContinuousClock.now
 
     init(
         client: RDKafkaClient,
@@ -78,11 +81,23 @@ final class ConsumerCore: @unchecked Sendable {
 
     // MARK: - Called from any thread
 
-    func complete(_ id: RecordID) {
+    func start(_ id: RecordID) -> Bool {
         condition.lock()
-        _ = assignments.complete(id)
+        defer { condition.unlock() }
+        return assignments.start(id)
+    }
+
+    func complete(_ id: RecordID, weight: Int) {
+        condition.lock()
+        _ = assignments.complete(id, weight: weight)
         if drainWaiting { condition.broadcast() }
         condition.unlock()
+    }
+
+    var uncommittedWeight: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return assignments.uncommittedWeight
     }
 
     func delivered(_ count: Int, priority: Bool) {
@@ -111,6 +126,12 @@ final class ConsumerCore: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         return assignments.inFlight()
+    }
+
+    var startedCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return assignments.started()
     }
 
     func requestClose(drainTimeout: Duration) {
@@ -161,6 +182,9 @@ final class ConsumerCore: @unchecked Sendable {
             if wantPaused != fetchPaused { setFetchPaused(wantPaused, priority: false) }
             if wantPriorityPaused != priorityFetchPaused { setFetchPaused(wantPriorityPaused, priority: true) }
             storeCompletedOffsets()
+            if !uncommitted.isEmpty, now - lastCommit >= configuration.commitInterval {
+                commit(nil)
+            }
             // Bulk records only while the buffer has room; the consumer queue in every state, so
             // rebalances are served at once even while the reader is behind. It waits only when
             // the bulk queue had nothing to give.
@@ -250,6 +274,7 @@ final class ConsumerCore: @unchecked Sendable {
     /// the only one that changes the assignment, so "assigned" cannot change under us.
     func store(_ offsets: [(TopicPartition, Int64)]) {
         guard !offsets.isEmpty else { return }
+        for (topicPartition, offset) in offsets { uncommitted[topicPartition] = offset }
         let list = RDKafkaTopicPartitionList(offsets: offsets)
         let err = rd_kafka_offsets_store(client.handle, list.pointer)
         if err != RD_KAFKA_RESP_ERR_NO_ERROR {
@@ -259,15 +284,28 @@ final class ConsumerCore: @unchecked Sendable {
         }
     }
 
-    /// Synchronous commit of `offsets` (nil: of every stored offset); skipped when the assignment
-    /// was lost, since the partitions may already belong to another member.
+    /// Synchronous commit of `offsets` (nil: of every offset stored since the last commit);
+    /// skipped when the assignment was lost, since the partitions may already belong to another
+    /// member. What is confirmed leaves `uncommittedWeight`.
     func commit(_ offsets: [(TopicPartition, Int64)]?) {
-        guard !failed, rd_kafka_assignment_lost(client.handle) == 0 else { return }
-        let list = offsets.map { RDKafkaTopicPartitionList(offsets: $0) }
-        let err = rd_kafka_commit(client.handle, list?.pointer, 0)
+        lastCommit = .now
+        let offsets = offsets ?? uncommitted.map { ($0.key, $0.value) }
+        guard !offsets.isEmpty, !failed, rd_kafka_assignment_lost(client.handle) == 0 else { return }
+        let list = RDKafkaTopicPartitionList(offsets: offsets)
+        let err = rd_kafka_commit(client.handle, list.pointer, 0)
         if err != RD_KAFKA_RESP_ERR_NO_ERROR && err != RD_KAFKA_RESP_ERR__NO_OFFSET {
             logger.warning("commit failed: \(KafkaError(err))")
+            return
         }
+        var confirmed: [(TopicPartition, Int64)] = []
+        let failedPartitions = Set(list.elementErrors.map(\.0))
+        for (topicPartition, offset) in offsets where !failedPartitions.contains(topicPartition) {
+            confirmed.append((topicPartition, offset))
+            if uncommitted[topicPartition] == offset { uncommitted[topicPartition] = nil }
+        }
+        condition.lock()
+        assignments.committed(confirmed)
+        condition.unlock()
     }
 
     /// Pauses or resumes fetching on the assigned partitions of one lane (both when `priority`
@@ -311,17 +349,17 @@ final class ConsumerCore: @unchecked Sendable {
         while true {
             storeCompletedOffsets()
             condition.lock()
-            var inFlight = assignments.inFlight()
+            var inFlight = assignments.started()
             if inFlight > 0 && ContinuousClock.now < deadline {
                 drainWaiting = true
                 let wake = min(deadline, .now + configuration.pollInterval)
                 _ = condition.wait(until: Date(timeIntervalSinceNow: (wake - .now).seconds))
                 drainWaiting = false
-                inFlight = assignments.inFlight()
+                inFlight = assignments.started()
             }
             condition.unlock()
             if inFlight == 0 || ContinuousClock.now >= deadline {
-                if inFlight > 0 { logger.warning("consumer closing with \(inFlight) records still in flight; they will be redelivered") }
+                if inFlight > 0 { logger.warning("consumer closing with \(inFlight) started records unfinished; they will be redelivered") }
                 break
             }
             pollBatch(timeout: 0)  // serve logs and rebalances; records are dropped while closing

@@ -57,11 +57,27 @@ public final class KafkaConsumer: Sendable {
         core.start()
     }
 
-    /// Marks a delivered record's work done. Thread-safe and cheap (one lock, no I/O); the offset is
-    /// stored by the poll thread. Ignored for records of partitions revoked since delivery.
-    public func complete(_ id: RecordID) {
-        core.complete(id)
+    /// Call before working on a delivered record: false when its partition is being revoked (or
+    /// was) since delivery, and the record must be skipped; its partition's next owner gets it.
+    /// A revoke, and `close`, wait only for started records: records delivered but not started
+    /// are left to the next owner, not done twice. Thread-safe and cheap (one lock).
+    public func start(_ id: RecordID) -> Bool {
+        core.start(id)
     }
+
+    /// Marks a started record's work done, with its `weight` (what `uncommittedWeight` counts:
+    /// the worker's notifications). Thread-safe and cheap (one lock, no I/O); the offset is stored
+    /// by the poll thread. Ignored for records of partitions revoked since delivery.
+    public func complete(_ id: RecordID, weight: Int = 1) {
+        core.complete(id, weight: weight)
+    }
+
+    /// The weight of completed records whose offsets are not committed yet, on assigned
+    /// partitions: with the started records' own, what a crash now would make the group redo.
+    public var uncommittedWeight: Int { core.uncommittedWeight }
+
+    /// Records started and not completed.
+    public var startedCount: Int { core.startedCount }
 
     /// Pauses fetching on every assigned bulk partition (and those assigned later) until
     /// `resume()`; priority partitions keep fetching. Takes effect within `pollInterval`; the poll

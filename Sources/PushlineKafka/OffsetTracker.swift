@@ -29,8 +29,14 @@ public struct OffsetTracker: Sendable, Hashable {
     // Completed prefixes are dropped by advancing `head`; storage is compacted lazily.
     private var offsets: [Int64] = []
     private var done: [Bool] = []
+    /// Each completed record's weight (what the caller counts per record: notifications).
+    private var weights: [Int] = []
     private var head = 0
     private var completedAhead = 0
+
+    /// The total weight of the completed prefix (the records below `storableOffset`), since the
+    /// tracker started.
+    public private(set) var prefixWeight = 0
 
     /// One past the end of the contiguous completed prefix; nil until a record completes.
     public private(set) var storableOffset: Int64?
@@ -55,16 +61,19 @@ public struct OffsetTracker: Sendable, Hashable {
         return .tracked
     }
 
-    /// Marks a taken record completed.
-    public mutating func complete(_ offset: Int64) -> CompleteResult {
+    /// Marks a taken record completed; `weight` counts toward `prefixWeight` once the prefix
+    /// covers it.
+    public mutating func complete(_ offset: Int64, weight: Int = 1) -> CompleteResult {
         guard let index = indexOf(offset), !done[index] else { return .ignored }
         done[index] = true
+        weights[index] = weight
         guard index == head else {
             completedAhead += 1
             return .pending
         }
         var end = head
         while end < offsets.count && done[end] {
+            prefixWeight += weights[end]
             end += 1
         }
         completedAhead -= (end - head - 1)
@@ -78,6 +87,7 @@ public struct OffsetTracker: Sendable, Hashable {
     private mutating func append(_ offset: Int64) {
         offsets.append(offset)
         done.append(false)
+        weights.append(0)
     }
 
     private func indexOf(_ offset: Int64) -> Int? {
@@ -96,6 +106,7 @@ public struct OffsetTracker: Sendable, Hashable {
                 lastTakenBeforeCompaction = offsets.last
                 offsets.removeAll(keepingCapacity: true)
                 done.removeAll(keepingCapacity: true)
+                weights.removeAll(keepingCapacity: true)
                 head = 0
             }
             return
@@ -103,6 +114,7 @@ public struct OffsetTracker: Sendable, Hashable {
         lastTakenBeforeCompaction = offsets.last
         offsets.removeFirst(head)
         done.removeFirst(head)
+        weights.removeFirst(head)
         head = 0
     }
 }

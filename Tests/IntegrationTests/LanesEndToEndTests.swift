@@ -13,11 +13,11 @@ import Testing
     static let urgentJobs = 100
 
     @Test func urgentJobsDoNotWaitBehindASaturatingCampaign() async throws {
-        // APNs latency-bound at 4 connections x 50 streams x 20 ms: at most 10,000/s, so the
+        // APNs latency-bound at 4 connections x 25 streams x 20 ms: at most 5,000/s, so the
         // 60,000-token campaign takes several seconds whatever the machine.
         let harness = try await Harness.start(urgentLane: true) { mock in
             mock.latencyMilliseconds = 20
-            mock.maxStreams = 50
+            mock.maxStreams = 25
         }
         let watcher = try await ResultWatcher.start(harness)
         var values: [[UInt8]] = []

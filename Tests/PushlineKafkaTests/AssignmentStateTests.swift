@@ -66,4 +66,55 @@ private func taken(_ state: inout AssignmentState, _ partition: TopicPartition, 
         #expect(state.finishRevoke([p0]).isEmpty)
         #expect(state.assigned.isEmpty)
     }
+
+    /// A revoke waits for started records only: one handed out but not started when the revoke
+    /// began is refused at start, left uncompleted, and so left to the next owner.
+    @Test func aRevokeWaitsOnlyForStartedRecordsAndRefusesToStartTheRest() throws {
+        var state = AssignmentState()
+        state.assign([p0])
+        let started = try taken(&state, p0, 0)
+        let waiting = try taken(&state, p0, 1)
+        let didStart = state.start(started)
+        #expect(didStart)
+        #expect(state.started([p0]) == 1)
+        state.beginRevoke([p0])
+        let startedLate = state.start(waiting)
+        #expect(startedLate == false, "not started once its partition is being revoked")
+        #expect(state.started([p0]) == 1)
+        _ = state.complete(started, weight: 100)
+        #expect(state.started([p0]) == 0, "the drain is over")
+        #expect(state.finishRevoke([p0]).map(\.1) == [1], "the commit stops before the record never started")
+    }
+
+    /// `uncommittedWeight`: completed weight until the offset that covers it is committed.
+    @Test func uncommittedWeightFallsAsOffsetsAreCommitted() throws {
+        var state = AssignmentState()
+        state.assign([p0, p1])
+        let ids = try (0..<3).map { try taken(&state, p0, Int64($0)) }
+        let other = try taken(&state, p1, 5)
+        for id in ids + [other] {
+            let didStart = state.start(id)
+            #expect(didStart)
+        }
+        _ = state.complete(ids[1], weight: 10)
+        #expect(state.uncommittedWeight == 10, "completed ahead of the prefix counts too")
+        _ = state.complete(ids[0], weight: 1)
+        _ = state.complete(other, weight: 7)
+        let stored = Dictionary(uniqueKeysWithValues: state.takeOffsetsToStore().map { ($0.0, $0.1) })
+        #expect(stored == [p0: 2, p1: 6])
+        #expect(state.uncommittedWeight == 18)
+        state.committed([(p0, 2)])
+        #expect(state.uncommittedWeight == 7)
+        _ = state.complete(ids[2], weight: 100)
+        _ = state.takeOffsetsToStore()
+        state.committed([(p0, 3), (p1, 6)])
+        #expect(state.uncommittedWeight == 0)
+        // A revoke forgets what was not committed: those records belong to the next owner now.
+        let late = try taken(&state, p1, 6)
+        let lateStarted = state.start(late)
+        #expect(lateStarted)
+        _ = state.complete(late, weight: 4)
+        _ = state.finishRevoke([p1])
+        #expect(state.uncommittedWeight == 0)
+    }
 }

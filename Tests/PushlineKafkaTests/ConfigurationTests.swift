@@ -13,9 +13,9 @@ import Testing
         let properties = try configuration.librdkafkaProperties()
         #expect(properties["bootstrap.servers"] == "127.0.0.1:9092")
         #expect(properties["group.id"] == "g")
-        #expect(properties["partition.assignment.strategy"] == "cooperative-sticky")
+        #expect(properties["partition.assignment.strategy"] == "roundrobin")
         #expect(properties["enable.auto.offset.store"] == "false")
-        #expect(properties["enable.auto.commit"] == "true")
+        #expect(properties["enable.auto.commit"] == "false", "the poll thread commits every commitInterval")
         #expect(properties["security.protocol"] == "SASL_SSL")
         #expect(properties["sasl.mechanism"] == "PLAIN")
         #expect(properties["auto.commit.interval.ms"] == "250")
@@ -23,9 +23,21 @@ import Testing
         #expect(properties["auto.offset.reset"] == "earliest")
     }
 
+    @Test func eitherRebalanceProtocolIsAcceptedButNotAMix() throws {
+        for strategy in ["roundrobin", "range", "cooperative-sticky"] {
+            #expect(
+                try consumer(["partition.assignment.strategy": strategy]).librdkafkaProperties()["partition.assignment.strategy"]
+                    == strategy
+            )
+        }
+        #expect(throws: KafkaError.self) {
+            try consumer(["partition.assignment.strategy": "roundrobin,cooperative-sticky"]).librdkafkaProperties()
+        }
+    }
+
     @Test func consumerReportsEveryProblemAtOnceNamingEachProperty() {
         let configuration = consumer(
-            ["enable.auto.offset.store": "true", "partition.assignment.strategy": "range", "max.poll.interval.ms": "5000"],
+            ["enable.auto.offset.store": "true", "partition.assignment.strategy": "sticky", "max.poll.interval.ms": "5000"],
             groupID: ""
         )
         #expect {

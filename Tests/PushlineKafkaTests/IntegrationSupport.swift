@@ -98,6 +98,7 @@ final class ConsumerProbe: Sendable {
                 case .records(let records):
                     var held: [RecordID] = []
                     for record in records.shuffled(using: &random) {
+                        guard consumer.start(record.id) else { continue }
                         if shouldComplete(record) { consumer.complete(record.id) } else { held.append(record.id) }
                     }
                     seen.withLock {

@@ -100,8 +100,12 @@ private func rdkafkaRebalanceCallback(
         handler.rebalance(handle, err, partitions)
     } else {
         // No consumer (it is being torn down): release the partitions so the group can move on.
-        let error = rd_kafka_incremental_unassign(handle, partitions)
-        if let error { rd_kafka_error_destroy(error) }
+        if String(cString: rd_kafka_rebalance_protocol(handle)) == "COOPERATIVE" {
+            let error = rd_kafka_incremental_unassign(handle, partitions)
+            if let error { rd_kafka_error_destroy(error) }
+        } else {
+            _ = rd_kafka_assign(handle, nil)
+        }
     }
 }
 

@@ -151,8 +151,15 @@ enum ConfigurationKeys {
             "worker.max_inflight",
             .integer(\.worker.maxInflight),
             rule: .atLeast(1),
-            "notifications in flight (sent, or waiting for Kafka to acknowledge their results) before the worker pauses its partitions; it resumes at 75%",
+            "the most notifications in flight (sent, or waiting for Kafka to acknowledge their results) before the worker pauses its partitions; it resumes at 75%",
             change: "[tuning](operations.md#tuning)"
+        ),
+        Key(
+            "worker.max_queue_ms",
+            .integer(\.worker.maxQueueMilliseconds),
+            rule: .range(0...60_000),
+            "work admitted beyond the streams in use, in milliseconds at the measured send rate: the in-flight window adapts to stay near it (never above `max_inflight`); 0 = always `max_inflight`",
+            change: "shorter for faster handovers and shutdowns, longer if the rate swings ([scaling](operations.md#scaling))"
         ),
         Key(
             "worker.shutdown_timeout_ms",

@@ -147,6 +147,8 @@ public struct PushlineConfiguration: Sendable, Hashable {
     public struct Worker: Sendable, Hashable {
         /// Notifications in flight before the assigned partitions are paused.
         public var maxInflight = 20_000
+        /// The queue the worker admits, in time at the measured send rate (0: `maxInflight` always).
+        public var maxQueueMilliseconds = 1000
         public var shutdownTimeoutMilliseconds = 30_000
         /// APNs reasons that emit `token_invalidated`.
         public var invalidateOn = ["Unregistered"]

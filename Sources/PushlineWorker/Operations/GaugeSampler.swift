@@ -10,14 +10,18 @@ final class GaugeSampler: Service, Sendable {
     private let gate: InflightGate
     private let publisher: ResultPublisher
     private let clients: [String: APNSClient]
+    /// Notifications a crash now would make the group send again.
+    private let uncommitted: @Sendable () -> Int
 
     init(
         interval: Duration = .milliseconds(250),
         metrics: WorkerMetrics,
         gate: InflightGate,
         publisher: ResultPublisher,
-        clients: [String: APNSClient]
+        clients: [String: APNSClient],
+        uncommitted: @escaping @Sendable () -> Int = { 0 }
     ) {
+        self.uncommitted = uncommitted
         self.interval = interval
         self.metrics = metrics
         self.gate = gate
@@ -40,6 +44,7 @@ final class GaugeSampler: Service, Sendable {
 
     func sample() {
         metrics.inflight.record(gate.count)
+        metrics.uncommitted.record(uncommitted())
         metrics.producerQueueDepth.record(publisher.queueDepth)
         for (name, client) in clients {
             metrics.observe(app: name, status: client.status())

@@ -1,4 +1,5 @@
 import PushlineAPNS
+import Synchronization
 
 /// Bounds the notifications in flight: the intake waits while the count is at `limit`
 /// (`waitForRoom`), and, once it has paused the partitions, until releases bring the count down
@@ -9,17 +10,37 @@ import PushlineAPNS
 /// Waits end early, returning false, when the waiting task is cancelled (shutdown).
 ///
 /// Lanes: urgent notifications count in the total, so bulk intake yields to them, but they wait
-/// only for room among urgent ones (`waitForUrgentRoom`), never behind bulk work. The urgent lane
-/// can therefore take the total up to twice `limit`.
+/// only for room among urgent ones (`waitForUrgentRoom`, up to `maximum`), never behind bulk work.
+/// The urgent lane can therefore take the total up to twice `maximum`.
+///
+/// The limit moves: `setLimit` applies the adaptive window (`AdaptiveWindow`), never above
+/// `maximum` (`worker.max_inflight`), which also bounds the urgent lane.
 final class InflightGate: Sendable {
-    let limit: Int
-    let lowWater: Int
+    let maximum: Int
+    private let lowWaterFraction: Double
+    private let currentLimit: Atomic<Int>
     private let inflight = WaitableCount()
     private let urgent = WaitableCount()
+    private let released = Atomic<Int>(0)
+
+    /// Notifications released since the start: the window controller's rate measure.
+    var releasedTotal: Int { released.load(ordering: .relaxed) }
 
     init(limit: Int, lowWaterFraction: Double = 0.75) {
-        self.limit = max(1, limit)
-        self.lowWater = max(0, Int(Double(max(1, limit)) * lowWaterFraction))
+        self.maximum = max(1, limit)
+        self.lowWaterFraction = lowWaterFraction
+        self.currentLimit = Atomic(max(1, limit))
+    }
+
+    /// The bulk intake's limit now.
+    var limit: Int { currentLimit.load(ordering: .relaxed) }
+
+    var lowWater: Int { max(0, Int(Double(limit) * lowWaterFraction)) }
+
+    /// A new limit, within 1...`maximum`. A raise is seen by the next admission; an intake
+    /// already waiting wakes at the next release.
+    func setLimit(_ limit: Int) {
+        currentLimit.store(min(maximum, max(1, limit)), ordering: .relaxed)
     }
 
     var count: Int { inflight.value }
@@ -37,6 +58,7 @@ final class InflightGate: Sendable {
     func release(_ n: Int, lane: SendLane = .bulk) {
         if lane == .urgent { urgent.subtract(n) }
         inflight.subtract(n)
+        released.wrappingAdd(n, ordering: .relaxed)
     }
 
     /// Urgent notifications in flight (also counted in `count`).
@@ -45,8 +67,8 @@ final class InflightGate: Sendable {
     /// Waits until urgent notifications in flight are below `limit` (bulk ones do not count);
     /// false when cancelled first.
     func waitForUrgentRoom() async -> Bool {
-        guard urgent.value >= limit else { return true }
-        return await urgent.wait(atMost: limit - 1)
+        guard urgent.value >= maximum else { return true }
+        return await urgent.wait(atMost: maximum - 1)
     }
 
     /// Waits until the count is below `limit`; false when cancelled first.

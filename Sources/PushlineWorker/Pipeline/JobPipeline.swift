@@ -25,7 +25,8 @@ final class JobPipeline: Sendable {
     private let publisher: ResultPublisher
     private let topics: Topics
     private let invalidateOn: Set<String>
-    private let complete: @Sendable (RecordID) -> Void
+    /// Completes a record's offset, with its weight (notifications).
+    private let complete: @Sendable (RecordID, Int) -> Void
     let gate: InflightGate
     private let metrics: WorkerMetrics
     private let ids = APNSIDGenerator()
@@ -34,6 +35,11 @@ final class JobPipeline: Sendable {
     /// Jobs handed to the pipeline whose results are not all acknowledged yet (the shutdown
     /// drain waits for it to reach zero).
     let active = WaitableCount()
+    /// The notifications of those jobs (with the consumer's `uncommittedWeight`, what a crash
+    /// now would make the group send again).
+    let activeNotifications = WaitableCount()
+    /// How long notifications waited before their first send (the window controller reads it).
+    let queueDelays = QueueDelayMeter()
 
     init(
         decoder: JobDecoder,
@@ -45,7 +51,7 @@ final class JobPipeline: Sendable {
         metrics: WorkerMetrics,
         logger: Logger,
         wallClockMilliseconds: @escaping @Sendable () -> Int64 = WallClock.milliseconds,
-        complete: @escaping @Sendable (RecordID) -> Void
+        complete: @escaping @Sendable (RecordID, Int) -> Void
     ) {
         self.decoder = decoder
         self.clients = clients
@@ -61,9 +67,11 @@ final class JobPipeline: Sendable {
         self.metrics = metrics
         self.logger = logger
         self.wallClockMilliseconds = wallClockMilliseconds
-        let active = self.active
-        self.complete = { id in
-            complete(id)
+        let (active, activeNotifications) = (self.active, self.activeNotifications)
+        self.complete = { id, weight in
+            // Uncommitted all along: the consumer counts the weight from here until the commit.
+            complete(id, weight)
+            activeNotifications.subtract(weight)
             active.subtract(1)
         }
     }
@@ -92,7 +100,7 @@ final class JobPipeline: Sendable {
         let error = rejection.description
         let result = ResultRecord.rejected(.init(jobID: rejection.jobID, error: error, source: source))
         let id = record.id
-        let countdown = Countdown(2) { [complete] in complete(id) }
+        let countdown = Countdown(2) { [complete] in complete(id, 0) }
         publisher.publish(
             .init(topic: topics.results, key: result.key.map { Array($0.utf8) }, value: result.encoded()),
             acknowledged: countdown.countDown
@@ -119,9 +127,11 @@ final class JobPipeline: Sendable {
         // The device tokens, or a broadcast's one channel: one request and one delivery each.
         let tokens = job.recipients
         gate.add(tokens.count, lane: lane)
+        activeNotifications.add(tokens.count)
+        let weight = tokens.count
         let progress = JobProgress(tokens: tokens.count, gate: gate, lane: lane) { [complete, metrics] in
             metrics.jobCompleted()
-            complete(id)
+            complete(id, weight)
         }
         // Every delivery record of the job has the job id as its key, and the same job id, app and
         // source in its value: made once for all of them.
@@ -269,9 +279,11 @@ final class JobPipeline: Sendable {
             attempts: outcome.attempts,
             endToEndNanoseconds: elapsedNanoseconds
         )
+        let queueDelay = elapsedNanoseconds - Int64(outcome.latencyMilliseconds * 1_000_000)
+        queueDelays.add(nanoseconds: queueDelay)
         metrics.laneNotification(
             timing.lane,
-            queueDelayNanoseconds: elapsedNanoseconds - Int64(outcome.latencyMilliseconds * 1_000_000),
+            queueDelayNanoseconds: queueDelay,
             resultAgeMilliseconds: timing.producedAt.map { wallClockMilliseconds() - $0 }
         )
 

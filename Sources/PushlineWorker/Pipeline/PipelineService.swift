@@ -79,6 +79,8 @@ final class PipelineService: Service, Sendable {
             case .records(let records):
                 for record in records {
                     guard await backpressure.admit(), !Task.isCancelled else { return }
+                    // Revoked while it waited: its partition's next owner does it.
+                    guard consumer.start(record.id) else { continue }
                     pipeline.handle(record)
                 }
             case .assigned(let partitions):
@@ -98,6 +100,7 @@ final class PipelineService: Service, Sendable {
                 guard case .records(let records) = event else { continue }
                 for record in records {
                     guard await pipeline.gate.waitForUrgentRoom(), !Task.isCancelled else { return }
+                    guard consumer.start(record.id) else { continue }
                     pipeline.handle(record, lane: .urgent)
                 }
             }

@@ -20,6 +20,10 @@ final class WorkerMetrics: Sendable {
     let inflight = Gauge(label: "pushline_inflight_notifications")
     let pausedPartitions = Gauge(label: "pushline_paused_partitions")
     let producerQueueDepth = Gauge(label: "pushline_producer_queue_depth")
+    let window = Gauge(label: "pushline_inflight_window")
+    let queueDelay = Gauge(label: "pushline_queue_delay_seconds")
+    let sendRate = Gauge(label: "pushline_send_rate")
+    let uncommitted = Gauge(label: "pushline_uncommitted_notifications")
 
     init() {}
 

@@ -80,9 +80,22 @@ public struct Worker: Sendable {
             gate: gate,
             metrics: metrics,
             logger: logger,
-            complete: { consumer.complete($0) }
+            complete: { consumer.complete($0, weight: $1) }
         )
-        let sampler = GaugeSampler(metrics: metrics, gate: gate, publisher: publisher, clients: pools.clients)
+        let sampler = GaugeSampler(
+            metrics: metrics,
+            gate: gate,
+            publisher: publisher,
+            clients: pools.clients,
+            uncommitted: { pipeline.activeNotifications.value + consumer.uncommittedWeight }
+        )
+        let window = WindowController(
+            target: configuration.worker.maxQueueMilliseconds > 0 ? .milliseconds(configuration.worker.maxQueueMilliseconds) : nil,
+            gate: gate,
+            clients: pools.clients,
+            meter: pipeline.queueDelays,
+            metrics: metrics
+        )
         let backpressure = Backpressure(
             gate: gate,
             pause: {
@@ -105,6 +118,7 @@ public struct Worker: Sendable {
             .init(service: publisher),
             .init(service: pools),
             .init(service: sampler),
+            .init(service: window),
             .init(service: JobConsumer(consumer: consumer, gate: gate, logger: logger)),
             // A fatal consumer error (or events that end by themselves) shuts the rest down in
             // order, so what completed is still committed and results are flushed.
