@@ -7,7 +7,11 @@ import Synchronization
 /// delivery record was read.
 final class ResultWatcher: Sendable {
     private let consumer: KafkaConsumer
-    private let state = Mutex<(seen: [String: ContinuousClock.Instant], counts: [String: Int], statuses: [String: Int])>(([:], [:], [:]))
+    private let state = Mutex<
+        (seen: [String: ContinuousClock.Instant], counts: [String: Int], statuses: [String: Int], perToken: [String: Int])
+    >(
+        ([:], [:], [:], [:])
+    )
     private let loop = Mutex<Task<Void, any Error>?>(nil)
 
     static func start(_ harness: Harness) async throws -> ResultWatcher {
@@ -36,16 +40,18 @@ final class ResultWatcher: Sendable {
             for try await event in consumer.events {
                 guard case .records(let records) = event else { continue }
                 let now = ContinuousClock.now
-                var jobs: [(String, Int)] = []
+                var jobs: [(String, Int, String)] = []
                 for record in records {
                     let object = json(record)
                     if object["type"] as? String == "delivery", let job = object["job_id"] as? String {
-                        jobs.append((job, object["status"] as? Int ?? -1))
+                        let recipient = object["token"] as? String ?? object["channel_id"] as? String ?? ""
+                        jobs.append((job, object["status"] as? Int ?? -1, recipient))
                     }
                     consumer.complete(record.id)
                 }
                 self.state.withLock { state in
-                    for (job, status) in jobs {
+                    for (job, status, recipient) in jobs {
+                        state.perToken[job + "/" + recipient, default: 0] += 1
                         if state.seen[job] == nil {
                             state.seen[job] = now
                             state.statuses[job] = status
@@ -64,6 +70,13 @@ final class ResultWatcher: Sendable {
     }
 
     var firstSeen: [String: ContinuousClock.Instant] { state.withLock { $0.seen } }
+
+    /// Distinct (job, token) pairs with a delivery record, and the records beyond one per pair.
+    var deliveredTokens: (distinct: Int, duplicates: Int) {
+        state.withLock { state in
+            (state.perToken.count, state.perToken.values.reduce(0) { $0 + $1 - 1 })
+        }
+    }
 
     /// The status of each job's first delivery record read.
     var statuses: [String: Int] { state.withLock { $0.statuses } }

@@ -1,0 +1,136 @@
+import Foundation
+import PushlineTestSupport
+import Synchronization
+import Testing
+
+/// Scaling the group under load, APNs latency-bound (4 connections x 7 streams x 50 ms: about
+/// 560 notifications a second per worker): a newcomer takes its share within seconds, a graceful
+/// handover re-sends nothing, and a crash re-sends at most what the worker reported uncommitted.
+@Suite(.serialized, .timeLimit(.minutes(4))) struct ScaleOutTests {
+    static let jobs = 1000
+    static let tokensPerJob = 20
+
+    static func start() async throws -> (Harness, ResultWatcher, Int) {
+        let harness = try await Harness.start { mock in
+            mock.latencyMilliseconds = 50
+            mock.maxStreams = 7
+        }
+        let watcher = try await ResultWatcher.start(harness)
+        let (values, keys, _) = WorkerEndToEndTests.jobs(Self.jobs, tokensPerJob: Self.tokensPerJob, prefix: "scale")
+        _ = try await harness.produce(values, keys: keys)
+        return (harness, watcher, Self.jobs * Self.tokensPerJob)
+    }
+
+    /// A second worker, with a metrics port of its own.
+    static func secondWorker(_ harness: Harness) throws -> (WorkerProcess, ReservedPort) {
+        let port = try ReservedPort()
+        let worker = try harness.startWorker(environment: ["METRICS_LISTEN": "127.0.0.1:\(port.port)"])
+        return (worker, port)
+    }
+
+    /// Deliveries per second over `duration`.
+    static func rate(_ watcher: ResultWatcher, over duration: Duration) async throws -> Double {
+        let before = watcher.deliveries(prefix: "scale-")
+        let start = ContinuousClock.now
+        try await Task.sleep(for: duration)
+        return Double(watcher.deliveries(prefix: "scale-") - before) / ((ContinuousClock.now - start) / .seconds(1))
+    }
+
+    @Test func aNewcomerTakesItsShareWithinSecondsAndTheHandoverResendsNothing() async throws {
+        let (harness, watcher, total) = try await Self.start()
+        let first = try harness.startWorker()
+        try await waitUntil("the first worker is under way", timeout: .seconds(90)) { watcher.deliveries(prefix: "scale-") >= total / 20 }
+        let oneWorker = try await Self.rate(watcher, over: .seconds(4))
+        #expect(watcher.deliveries(prefix: "scale-") <= total * 20 / 100, "the newcomer joins at about 15%")
+
+        let joined = ContinuousClock.now
+        let (second, port) = try Self.secondWorker(harness)
+        try await waitUntil("the newcomer owns partitions", timeout: .seconds(30), interval: .milliseconds(100)) {
+            second.log.contains("rebalance: assigned")
+        }
+        let owned = ContinuousClock.now - joined
+        #expect(owned < .seconds(10), "the newcomer owned partitions \(owned) after joining")
+        try await Task.sleep(for: .seconds(1))
+        let twoWorkers = try await Self.rate(watcher, over: .seconds(6))
+        #expect(twoWorkers >= 1.8 * oneWorker, "two workers \(Int(twoWorkers))/s, one worker \(Int(oneWorker))/s")
+
+        try await waitUntil("every notification delivered", timeout: .seconds(120)) { watcher.deliveredTokens.distinct >= total }
+        try await Task.sleep(for: .seconds(1))
+        let (distinct, duplicates) = watcher.deliveredTokens
+        #expect(distinct == total, "nothing missing")
+        #expect(duplicates == 0, "no notification sent twice")
+        #expect(first.log.contains("rebalance: revoking"), "the handover is in the first worker's log")
+        #expect(!first.log.contains("drain timed out"), "the revoke drain finished within its bound")
+        print(
+            "scale-out: newcomer owned partitions after \(owned); \(Int(oneWorker))/s -> \(Int(twoWorkers))/s (\(String(format: "%.2f", twoWorkers / oneWorker))x); \(duplicates) duplicates"
+        )
+        first.terminate()
+        second.terminate()
+        #expect(await first.waitForExit(timeout: .seconds(40)) == 0)
+        #expect(await second.waitForExit(timeout: .seconds(40)) == 0)
+        _ = port
+        await watcher.stop()
+        await harness.stop()
+    }
+
+    @Test func aGracefulScaleInResendsNothingAndTheSurvivorTakesOverWithinSeconds() async throws {
+        let (harness, watcher, total) = try await Self.start()
+        let first = try harness.startWorker()
+        let (second, port) = try Self.secondWorker(harness)
+        try await waitUntil("both workers own partitions", timeout: .seconds(60), interval: .milliseconds(100)) {
+            first.log.contains("rebalance: assigned") && second.log.contains("rebalance: assigned")
+                && watcher.deliveries(prefix: "scale-") >= total / 5
+        }
+        let stopping = ContinuousClock.now
+        second.terminate()
+        let logBefore = first.log.components(separatedBy: "rebalance: assigned").count
+        try await waitUntil("the survivor takes over", timeout: .seconds(30), interval: .milliseconds(100)) {
+            first.log.components(separatedBy: "rebalance: assigned").count > logBefore && first.log.contains("now own 4")
+        }
+        let takeover = ContinuousClock.now - stopping
+        #expect(takeover < .seconds(10), "the survivor owned every partition \(takeover) after SIGTERM")
+        #expect(await second.waitForExit(timeout: .seconds(40)) == 0)
+
+        try await waitUntil("every notification delivered", timeout: .seconds(150)) { watcher.deliveredTokens.distinct >= total }
+        try await Task.sleep(for: .seconds(1))
+        let (distinct, duplicates) = watcher.deliveredTokens
+        #expect(distinct == total, "nothing missing")
+        #expect(duplicates == 0, "no notification sent twice")
+        print("scale-in: survivor took over after \(takeover); \(duplicates) duplicates")
+        first.terminate()
+        #expect(await first.waitForExit(timeout: .seconds(40)) == 0)
+        _ = port
+        await watcher.stop()
+        await harness.stop()
+    }
+
+    @Test func aCrashResendsAtMostWhatTheWorkerReportedUncommitted() async throws {
+        let (harness, watcher, total) = try await Self.start()
+        let first = try harness.startWorker()
+        try await waitUntil("the worker is under way", timeout: .seconds(90)) { watcher.deliveries(prefix: "scale-") >= total / 5 }
+        // The gauge is sampled every 250 ms: the highest of the last second's answers.
+        var reported = 0
+        for _ in 0..<5 {
+            let (_, metrics) = try await harness.scrape("/metrics")
+            let line = metrics.split(separator: "\n").first { $0.hasPrefix("pushline_uncommitted_notifications ") }
+            reported = max(reported, Int(Double(line?.split(separator: " ").last ?? "") ?? 0))
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        first.kill9()
+        _ = await first.waitForExit(timeout: .seconds(10))
+        #expect(reported > 0)
+
+        let (second, port) = try Self.secondWorker(harness)
+        try await waitUntil("every notification delivered", timeout: .seconds(150)) { watcher.deliveredTokens.distinct >= total }
+        try await Task.sleep(for: .seconds(1))
+        let (distinct, duplicates) = watcher.deliveredTokens
+        #expect(distinct == total, "nothing missing")
+        #expect(duplicates <= reported, "\(duplicates) duplicates after the crash; the worker reported \(reported) uncommitted")
+        print("SIGKILL: \(duplicates) duplicates, \(reported) reported uncommitted just before")
+        second.terminate()
+        #expect(await second.waitForExit(timeout: .seconds(40)) == 0)
+        _ = port
+        await watcher.stop()
+        await harness.stop()
+    }
+}
