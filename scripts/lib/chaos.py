@@ -280,6 +280,67 @@ def scenario_group(tokens):
         stack.close()
 
 
+def log_has(worker, text):
+    with open(worker.log_path, errors="replace") as handle:
+        return text in handle.read()
+
+
+def rate_over(workers, seconds):
+    """Notifications per second the `workers` sent together over `seconds`."""
+    before = sum(sent(worker) for worker in workers)
+    start = time.time()
+    time.sleep(seconds)
+    return (sum(sent(worker) for worker in workers) - before) / (time.time() - start)
+
+
+def scenario_scaleout(tokens):
+    """Issue 14's scale-out, as an operator does it: one worker saturated on a campaign, APNs
+    latency-bound (4 connections x 7 streams x 50 ms: about 560/s per worker); a second worker
+    joins at about 15%. Measures the seconds from its start to owning partitions, the rate of two
+    workers against one, and the duplicates of the handover (the verdict's). Then a graceful
+    scale-in: SIGTERM to the newcomer at about 60%, and the seconds until the survivor owns
+    every partition again."""
+    stack = Stack("scaleout", ["--max-streams", "7", "--latency-ms", "50"], max(tokens, 30000), per_job=20)
+    try:
+        first = stack.start_worker()
+        deadline = time.time() + 120
+        while sent(first) < len(stack.tokens) * 0.10 and time.time() < deadline:
+            time.sleep(0.1)
+        one = rate_over([first], 5)
+        joined = time.time()
+        second = stack.start_worker()
+        while not log_has(second, "rebalance: assigned") and time.time() < joined + 60:
+            time.sleep(0.1)
+        owned = time.time() - joined
+        time.sleep(1)
+        two = rate_over([first, second], 8)
+        while sent(first) + sent(second) < len(stack.tokens) * 0.6 and time.time() < deadline + 120:
+            time.sleep(0.2)
+        with open(first.log_path, errors="replace") as handle:
+            assigned_before = handle.read().count("rebalance: assigned")
+        stopping = time.time()
+        second.send_signal(signal.SIGTERM)
+        while time.time() < stopping + 60:
+            with open(first.log_path, errors="replace") as handle:
+                text = handle.read()
+            if text.count("rebalance: assigned") > assigned_before and "now own 4" in text.split("rebalance: assigned")[-1]:
+                break
+            time.sleep(0.1)
+        takeover = time.time() - stopping
+        second.wait(timeout=60)
+        counts = stack.wait_all()
+        row = verdict("scale-out at 15% then scale-in at 60%, latency-bound", stack, counts,
+                      f"newcomer owned partitions after {owned:.1f} s; {one:.0f}/s -> {two:.0f}/s ({two / one:.2f}x); "
+                      f"survivor owned all after SIGTERM in {takeover:.1f} s")
+        row.update({"join_to_owning_s": round(owned, 1), "rate_one": round(one), "rate_two": round(two),
+                    "ratio": round(two / one, 2), "scale_in_takeover_s": round(takeover, 1)})
+        if row["duplicates"] != 0:
+            row["verdict"] = "FAIL"
+        return row
+    finally:
+        stack.close()
+
+
 def scenario_broker_outage(tokens):
     stack = Stack("outage", SLOW, tokens, proxy=True)
     try:
@@ -519,6 +580,7 @@ def sent_gauge(worker, name):
 SCENARIOS = {
     "kill3": scenario_kill3,
     "group": scenario_group,
+    "scaleout": scenario_scaleout,
     "outage": scenario_broker_outage,
     "mockchaos": scenario_mock_chaos,
     "apnsdown": scenario_apns_down_at_start,
