@@ -12,6 +12,8 @@ final class GaugeSampler: Service, Sendable {
     private let clients: [String: APNSClient]
     /// Notifications a crash now would make the group send again.
     private let uncommitted: @Sendable () -> Int
+    /// Partitions this member owns now.
+    private let assigned: @Sendable () -> Int
 
     init(
         interval: Duration = .milliseconds(250),
@@ -19,9 +21,11 @@ final class GaugeSampler: Service, Sendable {
         gate: InflightGate,
         publisher: ResultPublisher,
         clients: [String: APNSClient],
-        uncommitted: @escaping @Sendable () -> Int = { 0 }
+        uncommitted: @escaping @Sendable () -> Int = { 0 },
+        assigned: @escaping @Sendable () -> Int = { 0 }
     ) {
         self.uncommitted = uncommitted
+        self.assigned = assigned
         self.interval = interval
         self.metrics = metrics
         self.gate = gate
@@ -45,6 +49,7 @@ final class GaugeSampler: Service, Sendable {
     func sample() {
         metrics.inflight.record(gate.count)
         metrics.uncommitted.record(uncommitted())
+        metrics.assignedPartitions.record(assigned())
         metrics.producerQueueDepth.record(publisher.queueDepth)
         for (name, client) in clients {
             metrics.observe(app: name, status: client.status())

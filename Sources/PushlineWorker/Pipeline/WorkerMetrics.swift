@@ -24,6 +24,7 @@ final class WorkerMetrics: Sendable {
     let queueDelay = Gauge(label: "pushline_queue_delay_seconds")
     let sendRate = Gauge(label: "pushline_send_rate")
     let uncommitted = Gauge(label: "pushline_uncommitted_notifications")
+    let assignedPartitions = Gauge(label: "pushline_assigned_partitions")
 
     init() {}
 

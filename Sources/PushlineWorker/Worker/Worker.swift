@@ -87,7 +87,8 @@ public struct Worker: Sendable {
             gate: gate,
             publisher: publisher,
             clients: pools.clients,
-            uncommitted: { pipeline.activeNotifications.value + consumer.uncommittedWeight }
+            uncommitted: { pipeline.activeNotifications.value + consumer.uncommittedWeight },
+            assigned: { consumer.assignment.count }
         )
         let window = WindowController(
             target: configuration.worker.maxQueueMilliseconds > 0 ? .milliseconds(configuration.worker.maxQueueMilliseconds) : nil,
@@ -100,7 +101,8 @@ public struct Worker: Sendable {
             gate: gate,
             pause: {
                 consumer.pause()
-                metrics.pausedPartitions.record(consumer.assignment.count)
+                let urgent = kafka.urgentJobsTopic
+                metrics.pausedPartitions.record(consumer.assignment.filter { $0.topic != urgent }.count)
             },
             resume: {
                 consumer.resume()
