@@ -91,17 +91,25 @@ public final class KafkaConsumer: Sendable {
         core.setUserPaused(false)
     }
 
-    /// The group's committed offsets for `partitions` (the next offset a member will read), asked of
-    /// the group coordinator; `nil` for a partition with no committed offset. Blocks up to `timeout`:
-    /// call it off the event loops.
-    public func committed(_ partitions: [TopicPartition], timeout: Duration = .seconds(10)) throws(KafkaError) -> [TopicPartition: Int64?] {
+    /// The committed offsets of group `groupID` for `partitions` (the next offset a member will
+    /// read; nil for a partition with none), asked of the group coordinator by a client that does
+    /// not join the group, so asking causes no rebalance. Blocks up to `timeout`: call it off the
+    /// event loops.
+    public static func committedOffsets(
+        bootstrapServers: String,
+        groupID: String,
+        properties: [String: String] = [:],
+        partitions: [TopicPartition],
+        timeout: Duration = .seconds(10),
+        logger: Logger
+    ) throws(KafkaError) -> [TopicPartition: Int64?] {
+        var all = properties
+        all["bootstrap.servers"] = bootstrapServers
+        all["group.id"] = groupID
+        let client = try RDKafkaClient.make(type: RD_KAFKA_CONSUMER, properties: all, logger: logger, onStatistics: nil)
         let list = RDKafkaTopicPartitionList(partitions)
-        // rd_kafka_committed is thread-safe and fills the list in place; the list stays ours.
-        let err = rd_kafka_committed(
-            core.client.handle,
-            list.pointer,
-            Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-        )
+        // rd_kafka_committed fills the list in place; the list stays ours.
+        let err = rd_kafka_committed(client.handle, list.pointer, Int32(clamping: timeout.milliseconds))
         guard err == RD_KAFKA_RESP_ERR_NO_ERROR else {
             throw KafkaError(err, message: "cannot fetch committed offsets: \(String(cString: rd_kafka_err2str(err)))")
         }

@@ -189,20 +189,14 @@ final class Harness: Sendable {
         return records.withLock { $0 }
     }
 
-    /// The worker group's committed offset per partition of the jobs topic (nil: none committed).
+    /// The worker group's committed offset per partition of the jobs topic (nil: none committed),
+    /// asked without joining the group (joining would rebalance the workers).
     func committedOffsets() async throws -> [Int32: Int64?] {
-        let consumer = try KafkaConsumer(
-            configuration: KafkaConsumerConfiguration(
-                bootstrapServers: broker.bootstrapServers,
-                groupID: groupID,
-                topics: [Self.jobsTopic],
-                properties: ["session.timeout.ms": "6000", "heartbeat.interval.ms": "500"]
-            ),
-            logger: logger
-        )
-        defer { Task { await consumer.close(drainTimeout: .zero) } }
         let partitions = (0..<Int32(Self.jobPartitions)).map { TopicPartition(topic: Self.jobsTopic, partition: $0) }
-        let committed = try await Task.detached { try consumer.committed(partitions) }.value
+        let (servers, group, logger) = (broker.bootstrapServers, groupID, self.logger)
+        let committed = try await Task.detached {
+            try KafkaConsumer.committedOffsets(bootstrapServers: servers, groupID: group, partitions: partitions, logger: logger)
+        }.value
         return Dictionary(uniqueKeysWithValues: committed.map { ($0.key.partition, $0.value) })
     }
 
