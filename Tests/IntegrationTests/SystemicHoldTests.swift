@@ -132,8 +132,8 @@ import Testing
         return (harness, healthy)
     }
 
-    @Test func anotherAppKeepsDeliveringWhileOneIsHeld() async throws {
-        let (harness, healthy) = try await Self.twoApps(outageSeconds: 30)
+    /// 400 jobs of two tokens, alternately for "broken" and "ok".
+    static func twoAppJobs() -> (values: [[UInt8]], keys: [String]) {
         var values: [[UInt8]] = []
         var keys: [String] = []
         for job in 0..<400 {
@@ -142,6 +142,12 @@ import Testing
             values.append(Array(#"{"id":"\#(app)-\#(job)","app":"\#(app)","tokens":[\#(list)],"payload":{"aps":{}}}"#.utf8))
             keys.append("\(app)-\(job)")
         }
+        return (values, keys)
+    }
+
+    @Test func anotherAppKeepsDeliveringWhileOneIsHeld() async throws {
+        let (harness, healthy) = try await Self.twoApps(outageSeconds: 30)
+        let (values, keys) = Self.twoAppJobs()
         _ = try await harness.produce(values, keys: keys)
         let worker = try harness.startWorker()
 
@@ -237,14 +243,7 @@ import Testing
     @Test func urgentJobsOfAHeldAppWaitWithItAndOtherAppsUrgentJobsDoNot() async throws {
         let (harness, healthy) = try await Self.twoApps(outageSeconds: 20, urgentLane: true)
         let watcher = try await ResultWatcher.start(harness)
-        var values: [[UInt8]] = []
-        var keys: [String] = []
-        for job in 0..<400 {
-            let app = job % 2 == 0 ? "broken" : "ok"
-            let list = (0..<2).map { "\"\(deviceToken(job: job, index: $0))\"" }.joined(separator: ",")
-            values.append(Array(#"{"id":"\#(app)-\#(job)","app":"\#(app)","tokens":[\#(list)],"payload":{"aps":{}}}"#.utf8))
-            keys.append("\(app)-\(job)")
-        }
+        let (values, keys) = Self.twoAppJobs()
         _ = try await harness.produce(values, keys: keys)
         let worker = try harness.startWorker()
         try await waitUntil("the broken app is held", timeout: .seconds(60)) {
