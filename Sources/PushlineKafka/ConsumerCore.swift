@@ -27,6 +27,11 @@ final class ConsumerCore: @unchecked Sendable {
     var assignments = AssignmentState()
     var drainWaiting = false
     private var userPaused = false
+    /// The consumer queue, to wake a poll that waits while the bulk buffer is full; nil once
+    /// closing (librdkafka wants this reference gone before `rd_kafka_consumer_close`).
+    private var consumerQueue: OpaquePointer?
+    /// Whether the poll thread found the bulk buffer full and may be waiting in a poll.
+    private var bufferWaiting = false
     /// Records yielded and not yet read, per lane.
     private var buffered = 0
     private var bufferedPriority = 0
@@ -48,6 +53,8 @@ final class ConsumerCore: @unchecked Sendable {
     var failed = false
     var closeDrainDeadline = ContinuousClock.now
     private var pending: [CopiedMessage] = []
+    /// The bulk queue had nothing at the last look.
+    private var bulkIdle = false
     /// Offsets stored since the last commit, and when that commit was.
     private var uncommitted: [TopicPartition: Int64] = [:]
     private var lastCommit = ContinuousClock.now
@@ -65,11 +72,13 @@ final class ConsumerCore: @unchecked Sendable {
         self.continuation = continuation
         self.priorityContinuation = priorityContinuation
         self.bulkQueue = RDKafkaQueue(client: client)
+        self.consumerQueue = rd_kafka_queue_get_consumer(client.handle)
     }
 
     func start() {
         // Written before Thread.start, read only on the new thread: see RDKafkaCallbacks.
         client.callbacks.rebalanceHandler = self
+        client.callbacks.commitHandler = self
         let thread = Thread { [self] in run() }
         thread.name = "kafka-consumer"
         thread.start()
@@ -106,6 +115,11 @@ final class ConsumerCore: @unchecked Sendable {
             bufferedPriority -= count
         } else {
             buffered -= count
+            if bufferWaiting, let consumerQueue {
+                // Room again: the poll thread should not sit out its poll timeout.
+                bufferWaiting = false
+                rd_kafka_queue_yield(consumerQueue)
+            }
         }
         condition.unlock()
     }
@@ -161,6 +175,7 @@ final class ConsumerCore: @unchecked Sendable {
         while true {
             condition.lock()
             let room = configuration.maxBufferedRecords - buffered
+            bufferWaiting = room <= 0
             let now = ContinuousClock.now
             fullSince = room <= 0 ? (fullSince ?? now) : nil
             priorityFullSince = bufferedPriority >= configuration.maxBufferedRecords ? (priorityFullSince ?? now) : nil
@@ -183,18 +198,21 @@ final class ConsumerCore: @unchecked Sendable {
             if wantPriorityPaused != priorityFetchPaused { setFetchPaused(wantPriorityPaused, priority: true) }
             storeCompletedOffsets()
             if !uncommitted.isEmpty, now - lastCommit >= configuration.commitInterval {
-                commit(nil)
+                commitInBackground()
             }
-            // Bulk records only while the buffer has room; the consumer queue in every state, so
-            // rebalances are served at once even while the reader is behind. It waits only when
-            // the bulk queue had nothing to give.
+            // Bulk records only while the buffer has room; the consumer queue (rebalances, logs,
+            // priority records) in every state. One of the two may wait, up to `pollInterval`:
+            // the bulk queue when it had nothing last time and there is room (a bulk record then
+            // wakes the thread at once; the consumer queue waits at most that long), else the
+            // consumer queue (a reader freeing room wakes it: `delivered` yields it).
             var took = 0
             if room > 0 {
-                took = bulkQueue.consume(upTo: min(room, configuration.maxBatchSize)) { message in
-                    take(message)
+                took = bulkQueue.consume(upTo: min(room, configuration.maxBatchSize), timeout: bulkIdle ? pollMilliseconds : 0) {
+                    message in take(message)
                 }
+                bulkIdle = took == 0
             }
-            pollBatch(timeout: took > 0 ? 0 : pollMilliseconds)
+            pollBatch(timeout: room > 0 ? 0 : pollMilliseconds)
         }
     }
 
@@ -284,9 +302,9 @@ final class ConsumerCore: @unchecked Sendable {
         }
     }
 
-    /// Synchronous commit of `offsets` (nil: of every offset stored since the last commit);
-    /// skipped when the assignment was lost, since the partitions may already belong to another
-    /// member. What is confirmed leaves `uncommittedWeight`.
+    /// Synchronous commit of `offsets` (nil: of every offset stored since the last commit), for
+    /// revokes and close; skipped when the assignment was lost, since the partitions may already
+    /// belong to another member. What is confirmed leaves `uncommittedWeight`.
     func commit(_ offsets: [(TopicPartition, Int64)]?) {
         lastCommit = .now
         let offsets = offsets ?? uncommitted.map { ($0.key, $0.value) }
@@ -297,14 +315,30 @@ final class ConsumerCore: @unchecked Sendable {
             logger.warning("commit failed: \(KafkaError(err))")
             return
         }
-        var confirmed: [(TopicPartition, Int64)] = []
         let failedPartitions = Set(list.elementErrors.map(\.0))
-        for (topicPartition, offset) in offsets where !failedPartitions.contains(topicPartition) {
-            confirmed.append((topicPartition, offset))
-            if uncommitted[topicPartition] == offset { uncommitted[topicPartition] = nil }
+        confirm(offsets.filter { !failedPartitions.contains($0.0) })
+    }
+
+    /// The periodic commit of what was stored since the last one: asynchronous, so the poll
+    /// thread keeps taking records; the result comes back through `committed(_:_:)` in a poll.
+    private func commitInBackground() {
+        lastCommit = .now
+        guard !failed, rd_kafka_assignment_lost(client.handle) == 0 else { return }
+        let list = RDKafkaTopicPartitionList(offsets: uncommitted.map { ($0.key, $0.value) })
+        let err = rd_kafka_commit(client.handle, list.pointer, 1)
+        if err != RD_KAFKA_RESP_ERR_NO_ERROR {
+            logger.warning("commit failed: \(KafkaError(err))")
+        }
+    }
+
+    /// Offsets the broker confirmed: they are no longer waiting, nor counted in `uncommittedWeight`.
+    private func confirm(_ offsets: [(TopicPartition, Int64)]) {
+        guard !offsets.isEmpty else { return }
+        for (topicPartition, offset) in offsets where (uncommitted[topicPartition] ?? .max) <= offset {
+            uncommitted[topicPartition] = nil
         }
         condition.lock()
-        assignments.committed(confirmed)
+        assignments.committed(offsets)
         condition.unlock()
     }
 
@@ -338,6 +372,10 @@ final class ConsumerCore: @unchecked Sendable {
     /// Clean shutdown: stop handing out records, wait for in-flight ones until `deadline` while
     /// still polling, store and commit, then leave the group.
     private func runClose(deadline: ContinuousClock.Instant) {
+        condition.lock()
+        if let consumerQueue { rd_kafka_queue_destroy(consumerQueue) }
+        consumerQueue = nil
+        condition.unlock()
         closing = true
         closeDrainDeadline = deadline
         continuation.finish()
@@ -385,5 +423,24 @@ extension Duration {
     var seconds: Double {
         let (seconds, attoseconds) = components
         return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}
+
+extension ConsumerCore: RDKafkaCommitHandler {
+    /// librdkafka's commit result callback, on the poll thread (inside a poll).
+    func committed(_ err: rd_kafka_resp_err_t, _ offsets: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?) {
+        guard let offsets, err == RD_KAFKA_RESP_ERR_NO_ERROR || err == RD_KAFKA_RESP_ERR__NO_OFFSET else {
+            if err != RD_KAFKA_RESP_ERR__NO_OFFSET { logger.warning("commit failed: \(KafkaError(err))") }
+            return
+        }
+        var confirmed: [(TopicPartition, Int64)] = []
+        let count = Int(offsets.pointee.cnt)
+        if count > 0, let elements = offsets.pointee.elems {
+            for index in 0..<count where elements[index].err == RD_KAFKA_RESP_ERR_NO_ERROR && elements[index].offset >= 0 {
+                let element = elements[index]
+                confirmed.append((TopicPartition(topic: String(cString: element.topic), partition: element.partition), element.offset))
+            }
+        }
+        confirm(confirmed)
     }
 }

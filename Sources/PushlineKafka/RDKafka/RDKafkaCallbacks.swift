@@ -7,6 +7,11 @@ protocol RDKafkaRebalanceHandler: AnyObject {
     func rebalance(_ handle: OpaquePointer, _ err: rd_kafka_resp_err_t, _ partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>)
 }
 
+/// Receives the results of offset commits on the consumer's poll thread.
+protocol RDKafkaCommitHandler: AnyObject {
+    func committed(_ err: rd_kafka_resp_err_t, _ offsets: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?)
+}
+
 /// The Swift side of librdkafka's callbacks, reached through the conf opaque (`Unmanaged`).
 ///
 /// Retained by `RDKafkaClient` from before `rd_kafka_new` until after `rd_kafka_destroy`, so every
@@ -19,6 +24,8 @@ final class RDKafkaCallbacks: @unchecked Sendable {
     let onStatistics: (@Sendable (String) -> Void)?
     let sawFatal = Atomic<Bool>(false)
     weak var rebalanceHandler: (any RDKafkaRebalanceHandler)?
+    /// Written and read like `rebalanceHandler`.
+    weak var commitHandler: (any RDKafkaCommitHandler)?
 
     init(logger: Logger, onStatistics: (@Sendable (String) -> Void)?) {
         self.logger = logger
@@ -40,6 +47,7 @@ final class RDKafkaCallbacks: @unchecked Sendable {
         }
         if consumer {
             rd_kafka_conf_set_rebalance_cb(conf, rdkafkaRebalanceCallback)
+            rd_kafka_conf_set_offset_commit_cb(conf, rdkafkaCommitCallback)
         } else {
             rd_kafka_conf_set_dr_msg_cb(conf, rdkafkaDeliveryCallback)
         }
@@ -107,6 +115,16 @@ private func rdkafkaRebalanceCallback(
             _ = rd_kafka_assign(handle, nil)
         }
     }
+}
+
+private func rdkafkaCommitCallback(
+    handle: OpaquePointer?,
+    err: rd_kafka_resp_err_t,
+    offsets: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?,
+    opaque: UnsafeMutableRawPointer?
+) {
+    guard let callbacks = RDKafkaCallbacks.from(opaque) else { return }
+    callbacks.commitHandler?.committed(err, offsets)
 }
 
 private func rdkafkaDeliveryCallback(handle: OpaquePointer?, message: UnsafePointer<rd_kafka_message_t>?, opaque: UnsafeMutableRawPointer?)

@@ -31,19 +31,29 @@ final class RDKafkaQueue: @unchecked Sendable {
         }
     }
 
-    /// Up to `capacity` messages without waiting, each handed to `body` and destroyed right after.
+    /// Up to `capacity` messages, each handed to `body` and destroyed right after. Waits up to
+    /// `timeout` milliseconds for the first one only (returning as soon as it comes).
     @discardableResult
-    func consume(upTo capacity: Int, _ body: (UnsafeMutablePointer<rd_kafka_message_t>) -> Void) -> Int {
+    func consume(upTo capacity: Int, timeout: Int32 = 0, _ body: (UnsafeMutablePointer<rd_kafka_message_t>) -> Void) -> Int {
         guard capacity > 0 else { return 0 }
+        var first = 0
+        if timeout > 0 {
+            guard let message = rd_kafka_consume_queue(pointer, timeout) else { return 0 }
+            body(message)
+            rd_kafka_message_destroy(message)
+            first = 1
+            guard capacity > 1 else { return 1 }
+        }
+        let capacity = capacity - first
         if messages.count < capacity { messages = Array(repeating: nil, count: capacity) }
         let count = rd_kafka_consume_batch_queue(pointer, 0, &messages, capacity)
-        guard count > 0 else { return 0 }
+        guard count > 0 else { return first }
         for index in 0..<count {
             guard let message = messages[index] else { continue }
             body(message)
             rd_kafka_message_destroy(message)
         }
-        return count
+        return first + count
     }
 
     deinit {

@@ -129,8 +129,14 @@ final class JobPipeline: Sendable {
         gate.add(tokens.count, lane: lane)
         activeNotifications.add(tokens.count)
         let weight = tokens.count
-        let progress = JobProgress(tokens: tokens.count, gate: gate, lane: lane) { [complete, metrics] in
+        let laneMetrics = metrics.lane(lane)
+        let progress = JobProgress(tokens: tokens.count, gate: gate, lane: lane) { [complete, metrics, wallClockMilliseconds] in
             metrics.jobCompleted()
+            metrics.laneJobCompleted(
+                laneMetrics,
+                notifications: weight,
+                resultAgeMilliseconds: producedAt.map { wallClockMilliseconds() - $0 }
+            )
             complete(id, weight)
         }
         // Every delivery record of the job has the job id as its key, and the same job id, app and
@@ -138,7 +144,7 @@ final class JobPipeline: Sendable {
         let key = Array(job.id.utf8)
         let template = DeliveryRecordTemplate(jobID: job.id, app: job.app, source: source, broadcast: job.channelID != nil)
         let appMetrics = self.appMetrics[job.app] ?? metrics.app(job.app)
-        let timing = Timing(received: received, producedAt: producedAt, lane: metrics.lane(lane))
+        let timing = Timing(received: received, lane: laneMetrics)
         guard let client = clients[job.app] else {
             // The decoder only accepts configured apps; this cannot happen unless they diverge.
             preconditionFailure("job \(job.id) names app '\(job.app)' with no APNs client")
@@ -179,11 +185,9 @@ final class JobPipeline: Sendable {
         }
     }
 
-    /// When a job's record arrived and was produced, for its tokens' latency metrics.
+    /// When a job's record arrived, and its lane, for its tokens' latency metrics.
     private struct Timing {
         var received: ContinuousClock.Instant
-        /// The record's Kafka timestamp (unix milliseconds), nil when the broker gave none.
-        var producedAt: Int64?
         var lane: WorkerMetrics.LaneMetrics
     }
 
@@ -281,11 +285,7 @@ final class JobPipeline: Sendable {
         )
         let queueDelay = elapsedNanoseconds - Int64(outcome.latencyMilliseconds * 1_000_000)
         queueDelays.add(nanoseconds: queueDelay)
-        metrics.laneNotification(
-            timing.lane,
-            queueDelayNanoseconds: queueDelay,
-            resultAgeMilliseconds: timing.producedAt.map { wallClockMilliseconds() - $0 }
-        )
+        metrics.laneQueueDelay(timing.lane, nanoseconds: queueDelay)
 
         // The token is done when Kafka has all its records: the usual one, or with an invalidation.
         if extra.isEmpty {

@@ -47,7 +47,7 @@ final class WorkerMetrics: Sendable {
     private let apps = Mutex<[String: AppMetrics]>([:])
 
     /// One lane's metrics: notifications finished, how long they waited in the worker before
-    /// their first send, and how old their job's record was when the result went out.
+    /// their first send, and how old a job's record was when its last result went out.
     final class LaneMetrics: Sendable {
         fileprivate let notifications: Counter
         fileprivate let queueDelay: Timer
@@ -68,11 +68,15 @@ final class WorkerMetrics: Sendable {
         lane == .urgent ? urgent : bulk
     }
 
-    /// A notification of `lane` finished: it waited `queueDelayNanoseconds` before its first
-    /// send; `resultAgeMilliseconds` is the time since its record was produced (nil: unknown).
-    func laneNotification(_ lane: LaneMetrics, queueDelayNanoseconds: Int64, resultAgeMilliseconds: Int64?) {
-        lane.notifications.increment()
-        lane.queueDelay.recordNanoseconds(max(0, queueDelayNanoseconds))
+    /// A notification of `lane` waited `nanoseconds` before its first send.
+    func laneQueueDelay(_ lane: LaneMetrics, nanoseconds: Int64) {
+        lane.queueDelay.recordNanoseconds(max(0, nanoseconds))
+    }
+
+    /// A job of `lane` finished with `notifications`; `resultAgeMilliseconds` is the time since
+    /// its record was produced (nil: unknown). Once per job: counters and histograms cost.
+    func laneJobCompleted(_ lane: LaneMetrics, notifications: Int, resultAgeMilliseconds: Int64?) {
+        lane.notifications.increment(by: notifications)
         if let resultAgeMilliseconds {
             lane.resultAge.recordNanoseconds(max(0, resultAgeMilliseconds) * 1_000_000)
         }
