@@ -142,12 +142,6 @@ final class ConsumerCore: @unchecked Sendable {
         return assignments.inFlight()
     }
 
-    var startedCount: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return assignments.started()
-    }
-
     func requestClose(drainTimeout: Duration) {
         condition.lock()
         if closeDeadline == nil { closeDeadline = .now + drainTimeout }
@@ -433,14 +427,10 @@ extension ConsumerCore: RDKafkaCommitHandler {
             if err != RD_KAFKA_RESP_ERR__NO_OFFSET { logger.warning("commit failed: \(KafkaError(err))") }
             return
         }
-        var confirmed: [(TopicPartition, Int64)] = []
-        let count = Int(offsets.pointee.cnt)
-        if count > 0, let elements = offsets.pointee.elems {
-            for index in 0..<count where elements[index].err == RD_KAFKA_RESP_ERR_NO_ERROR && elements[index].offset >= 0 {
-                let element = elements[index]
-                confirmed.append((TopicPartition(topic: String(cString: element.topic), partition: element.partition), element.offset))
-            }
-        }
-        confirm(confirmed)
+        confirm(
+            RDKafkaTopicPartitionList.elements(of: offsets)
+                .filter { $0.error == RD_KAFKA_RESP_ERR_NO_ERROR && $0.offset >= 0 }
+                .map { ($0.partition, $0.offset) }
+        )
     }
 }

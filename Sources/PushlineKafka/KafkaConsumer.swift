@@ -76,9 +76,6 @@ public final class KafkaConsumer: Sendable {
     /// partitions: with the started records' own, what a crash now would make the group redo.
     public var uncommittedWeight: Int { core.uncommittedWeight }
 
-    /// Records started and not completed.
-    public var startedCount: Int { core.startedCount }
-
     /// Pauses fetching on every assigned bulk partition (and those assigned later) until
     /// `resume()`; priority partitions keep fetching. Takes effect within `pollInterval`; the poll
     /// thread keeps polling, so the member stays alive.
@@ -114,13 +111,8 @@ public final class KafkaConsumer: Sendable {
             throw KafkaError(err, message: "cannot fetch committed offsets: \(String(cString: rd_kafka_err2str(err)))")
         }
         var result: [TopicPartition: Int64?] = [:]
-        let count = Int(list.pointer.pointee.cnt)
-        if count > 0, let elements = list.pointer.pointee.elems {
-            for index in 0..<count {
-                let element = elements[index]
-                let topicPartition = TopicPartition(topic: String(cString: element.topic), partition: element.partition)
-                result[topicPartition] = element.offset >= 0 ? element.offset : nil
-            }
+        for element in RDKafkaTopicPartitionList.elements(of: list.pointer) {
+            result[element.partition] = element.offset >= 0 ? element.offset : nil
         }
         return result
     }

@@ -28,6 +28,16 @@ import Testing
         return (worker, port)
     }
 
+    /// Waits until every notification has a delivery record (and a second more, for late
+    /// duplicates), expects none missing, and returns the duplicate records.
+    static func everyNotificationDelivered(_ watcher: ResultWatcher, total: Int, timeout: Duration) async throws -> Int {
+        try await waitUntil("every notification delivered", timeout: timeout) { watcher.deliveredTokens.distinct >= total }
+        try await Task.sleep(for: .seconds(1))
+        let (distinct, duplicates) = watcher.deliveredTokens
+        #expect(distinct == total, "nothing missing")
+        return duplicates
+    }
+
     /// Deliveries per second over `duration`.
     static func rate(_ watcher: ResultWatcher, over duration: Duration) async throws -> Double {
         let before = watcher.deliveries(prefix: "scale-")
@@ -54,10 +64,7 @@ import Testing
         let twoWorkers = try await Self.rate(watcher, over: .seconds(6))
         #expect(twoWorkers >= 1.8 * oneWorker, "two workers \(Int(twoWorkers))/s, one worker \(Int(oneWorker))/s")
 
-        try await waitUntil("every notification delivered", timeout: .seconds(120)) { watcher.deliveredTokens.distinct >= total }
-        try await Task.sleep(for: .seconds(1))
-        let (distinct, duplicates) = watcher.deliveredTokens
-        #expect(distinct == total, "nothing missing")
+        let duplicates = try await Self.everyNotificationDelivered(watcher, total: total, timeout: .seconds(120))
         #expect(duplicates == 0, "no notification sent twice")
         #expect(first.log.contains("rebalance: revoking"), "the handover is in the first worker's log")
         #expect(!first.log.contains("drain timed out"), "the revoke drain finished within its bound")
@@ -91,10 +98,7 @@ import Testing
         #expect(takeover < .seconds(10), "the survivor owned every partition \(takeover) after SIGTERM")
         #expect(await second.waitForExit(timeout: .seconds(40)) == 0)
 
-        try await waitUntil("every notification delivered", timeout: .seconds(150)) { watcher.deliveredTokens.distinct >= total }
-        try await Task.sleep(for: .seconds(1))
-        let (distinct, duplicates) = watcher.deliveredTokens
-        #expect(distinct == total, "nothing missing")
+        let duplicates = try await Self.everyNotificationDelivered(watcher, total: total, timeout: .seconds(150))
         #expect(duplicates == 0, "no notification sent twice")
         print("scale-in: survivor took over after \(takeover); \(duplicates) duplicates")
         first.terminate()
@@ -121,10 +125,7 @@ import Testing
         #expect(reported > 0)
 
         let (second, port) = try Self.secondWorker(harness)
-        try await waitUntil("every notification delivered", timeout: .seconds(150)) { watcher.deliveredTokens.distinct >= total }
-        try await Task.sleep(for: .seconds(1))
-        let (distinct, duplicates) = watcher.deliveredTokens
-        #expect(distinct == total, "nothing missing")
+        let duplicates = try await Self.everyNotificationDelivered(watcher, total: total, timeout: .seconds(150))
         #expect(duplicates <= reported, "\(duplicates) duplicates after the crash; the worker reported \(reported) uncommitted")
         print("SIGKILL: \(duplicates) duplicates, \(reported) reported uncommitted just before")
         second.terminate()

@@ -19,23 +19,28 @@ final class RDKafkaTopicPartitionList {
         }
     }
 
-    /// Topic names (`String` per element) in a list librdkafka owns; the list is only read.
+    /// The partitions of a list librdkafka owns (a `String` per topic name); the list is only read.
     static func partitions(of list: UnsafePointer<rd_kafka_topic_partition_list_t>) -> [TopicPartition] {
+        elements(of: list).map(\.partition)
+    }
+
+    /// Each element of a list (ours or librdkafka's) with the offset and error librdkafka filled
+    /// in (committed offsets, commit results); the list is only read.
+    static func elements(
+        of list: UnsafePointer<rd_kafka_topic_partition_list_t>
+    ) -> [(partition: TopicPartition, offset: Int64, error: rd_kafka_resp_err_t)] {
         let count = Int(list.pointee.cnt)
         guard count > 0, let elements = list.pointee.elems else { return [] }
         return (0..<count).map {
-            TopicPartition(topic: String(cString: elements[$0].topic), partition: elements[$0].partition)
+            let element = elements[$0]
+            return (TopicPartition(topic: String(cString: element.topic), partition: element.partition), element.offset, element.err)
         }
     }
 
     /// Per-element errors after a call that fills them in (offsets_store, commit).
     var elementErrors: [(TopicPartition, KafkaError)] {
-        let count = Int(pointer.pointee.cnt)
-        guard count > 0, let elements = pointer.pointee.elems else { return [] }
-        return (0..<count).compactMap {
-            let element = elements[$0]
-            guard element.err != RD_KAFKA_RESP_ERR_NO_ERROR else { return nil }
-            return (TopicPartition(topic: String(cString: element.topic), partition: element.partition), KafkaError(element.err))
+        Self.elements(of: pointer).compactMap { element in
+            element.error == RD_KAFKA_RESP_ERR_NO_ERROR ? nil : (element.partition, KafkaError(element.error))
         }
     }
 
