@@ -39,6 +39,8 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         // The executable's allocator (see docs/operations.md, "Memory allocator").
         .systemLibrary(name: "CJemalloc", pkgConfig: "jemalloc", providers: [.apt(["libjemalloc-dev"])]),
+        // jemalloc's options, compiled into the executable (`malloc_conf`).
+        .target(name: "CPushlineMallocConf"),
 
         .target(
             name: "PushlineTLS",
@@ -119,6 +121,7 @@ let package = Package(
             name: "pushline",
             dependencies: [
                 "PushlineWorker", "PushlineAPNSMock", "PushlineAPNSCore", "PushlineKafka", "PushlineTLS", "PushlineAPNS", "CJemalloc",
+                "CPushlineMallocConf",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

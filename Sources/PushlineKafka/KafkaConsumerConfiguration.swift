@@ -70,6 +70,14 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
         "auto.offset.reset": "earliest",
         "max.poll.interval.ms": "300000",
         "enable.partition.eof": "false",
+        // Prefetch. librdkafka's defaults (100,000 records and 64 MiB per partition, since the
+        // worker gives each bulk partition a queue of its own, and 50 MiB per fetch) let single-token
+        // jobs pile up by the hundred thousand: on the bench about 100 MB allocated for records
+        // fetched but not yet read. 5,000 records per partition is still a quarter second of work
+        // at the worker's full rate, and 2 MiB per fetch is 300 jobs of 100 tokens.
+        "queued.min.messages": "5000",
+        "queued.max.messages.kbytes": "8192",
+        "fetch.max.bytes": "2097152",
     ]
 
     /// The assignment strategies the rebalance handling supports (one at a time: librdkafka does

@@ -1,6 +1,8 @@
 import CJemalloc
+import CPushlineMallocConf
 
-/// The process's memory allocator: jemalloc, linked into the executable.
+/// The process's memory allocator: jemalloc, linked into the executable, with the options of
+/// `CPushlineMallocConf` (fewer arenas, freed pages returned within a second).
 ///
 /// The worker allocates on one thread (the consumer, the event loops) and frees on another (the
 /// producer's delivery thread, the other loops) hundreds of thousands of times a second. glibc's
@@ -8,11 +10,16 @@ import CJemalloc
 /// thread caches absorb it. Measured with `scripts/bench`: about a fifth less worker CPU per
 /// notification. Asking jemalloc for its version also keeps the link from being dropped.
 enum Allocator {
-    /// "jemalloc <version>", or nil when jemalloc does not answer (then glibc's malloc is in use).
+    /// "jemalloc <version> (<options>)", or nil when jemalloc does not answer (then glibc's malloc
+    /// is in use).
     static var description: String? {
         var version: UnsafePointer<CChar>?
         var size = MemoryLayout<UnsafePointer<CChar>?>.size
         guard mallctl("version", &version, &size, nil, 0) == 0, let version else { return nil }
-        return "jemalloc " + String(cString: version)
+        var arenas: UInt32 = 0
+        size = MemoryLayout<UInt32>.size
+        let arenaCount = mallctl("opt.narenas", &arenas, &size, nil, 0) == 0 ? " narenas=\(arenas)" : ""
+        return "jemalloc " + String(cString: version) + " (malloc_conf \"" + String(cString: pushline_malloc_conf()) + "\"" + arenaCount
+            + ")"
     }
 }

@@ -75,6 +75,21 @@ def proc_stats(pid):
     return cpu, peak
 
 
+def context_switches(pid):
+    """Voluntary plus involuntary context switches of every thread of `pid` so far (threads that
+    already ended are not counted: the worker's threads live as long as it does)."""
+    total = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/status") as handle:
+                for line in handle:
+                    if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")):
+                        total += int(line.split()[1])
+        except FileNotFoundError:
+            continue
+    return total
+
+
 def jobs_file(path, tokens, per_job, prefix, deadline=None):
     with open(path, "w") as handle:
         job, sent = 0, 0
@@ -133,6 +148,7 @@ class Stack(LocalStack):
         broker_cpu_before, _ = proc_stats(broker_pid)
         worker = self.start_worker(config, port, name=name, binary=WORKER_BIN, wrapper=recorder)
         timeline, first, last_metrics = [], None, None
+        startup_cpu, switches_at_first, sent_at_first = 0.0, 0, 0
         begin = time.time()
         while time.time() - begin < 900:
             time.sleep(0.25)
@@ -144,6 +160,11 @@ class Stack(LocalStack):
             done = total(metrics, "pushline_jobs_total")
             if first is None and sent > 0:
                 first = now
+                # Start-up (process start, group join, connections) ends with the first notification.
+                # It is sampled: what was sent by then is left out of the steady figures too.
+                startup_cpu, _ = proc_stats(worker.pid)
+                switches_at_first = context_switches(worker.pid)
+                sent_at_first = sent
             if first is not None:
                 timeline.append((round(now - first, 2), sent))
             last_metrics = metrics
@@ -151,6 +172,7 @@ class Stack(LocalStack):
                 break
         end = time.time()
         cpu, peak = proc_stats(worker.pid)
+        switches = context_switches(worker.pid) - (switches_at_first if first is not None else 0)
         mock_cpu = proc_stats(self.mock.pid)[0] - mock_cpu_before
         broker_cpu = proc_stats(broker_pid)[0] - broker_cpu_before
         if profile:
@@ -161,7 +183,12 @@ class Stack(LocalStack):
         wall = end - (first or begin)
         result = {"tokens": tokens, "tokens_per_job": per_job, "jobs": jobs, "seconds": round(wall, 2),
                   "notifications_per_second": round(tokens / wall), "worker_cpu_seconds": round(cpu, 2),
-                  "cpu_us_per_notification": round(cpu / tokens * 1e6, 2), "peak_rss_mb": round(peak / 2**20, 1),
+                  "cpu_us_per_notification": round(cpu / tokens * 1e6, 2),
+                  # The steady figure: from the first notification to the last job, start-up left out.
+                  "startup_cpu_seconds": round(startup_cpu, 2),
+                  "steady_cpu_us_per_notification": round((cpu - startup_cpu) / max(1, tokens - sent_at_first) * 1e6, 2),
+                  "context_switches_per_notification": round(switches / max(1, tokens - sent_at_first), 3),
+                  "peak_rss_mb": round(peak / 2**20, 1),
                   "mock_cpu_us_per_notification": round(mock_cpu / tokens * 1e6, 2),
                   "broker_cpu_us_per_notification": round(broker_cpu / tokens * 1e6, 2),
                   "end_to_end_latency": quantiles(last_metrics, "pushline_end_to_end_latency_seconds"),
@@ -236,8 +263,10 @@ def main():
                 run["ratio_to_ceiling"] = round(run["notifications_per_second"] / ceiling, 3)
             results[f"end_to_end_{per_job}_per_job"] = run
             log(f"  {run['notifications_per_second']:,} notifications/s ({run.get('ratio_to_ceiling', '-')} of the ceiling), "
-                f"{run['cpu_us_per_notification']} us CPU/notification (mock {run['mock_cpu_us_per_notification']}, "
-                f"broker {run['broker_cpu_us_per_notification']}), peak RSS {run['peak_rss_mb']} MB, "
+                f"{run['cpu_us_per_notification']} us CPU/notification, steady {run['steady_cpu_us_per_notification']} "
+                f"(start-up {run['startup_cpu_seconds']} s; mock {run['mock_cpu_us_per_notification']}, "
+                f"broker {run['broker_cpu_us_per_notification']}), {run['context_switches_per_notification']} "
+                f"context switches/notification, peak RSS {run['peak_rss_mb']} MB, "
                 f"end-to-end p50/p99/p999 {run['end_to_end_latency']}")
         if "lanes" in parts:
             lanes_part(results, stack, tokens)
