@@ -44,6 +44,7 @@ struct RunCommand: AsyncParsableCommand {
             if let address = HostPort(configuration.metrics.listen) {
                 services.append(.init(service: MetricsServer(address: address, registry: registry, health: health, logger: logger)))
             }
+            services.append(.init(service: HeapSampler()))
             services += try Worker(configuration: configuration, logger: logger, health: health).services()
             var groupConfiguration = ServiceGroupConfiguration(
                 services: services,

@@ -1,0 +1,45 @@
+import CJemalloc
+import Metrics
+import ServiceLifecycle
+
+/// Samples jemalloc's own account of the heap every `interval` into two gauges:
+/// `pushline_heap_allocated_bytes` (what the program holds) and `pushline_heap_resident_bytes`
+/// (the allocator's pages in RAM: allocated plus its caches and fragmentation). With the process's
+/// RSS they say where the memory is. Nothing is recorded when jemalloc is not the allocator.
+final class HeapSampler: Service, Sendable {
+    private let interval: Duration
+    private let allocated = Gauge(label: "pushline_heap_allocated_bytes")
+    private let resident = Gauge(label: "pushline_heap_resident_bytes")
+
+    init(interval: Duration = .milliseconds(250)) {
+        self.interval = interval
+    }
+
+    func run() async throws {
+        guard Allocator.description != nil else { return }
+        await cancelWhenGracefulShutdown {
+            while true {
+                self.sample()
+                do {
+                    try await Task.sleep(for: self.interval)
+                } catch {
+                    return
+                }
+            }
+        }
+    }
+
+    private func sample() {
+        // jemalloc's statistics are a snapshot refreshed by writing "epoch".
+        var epoch: UInt64 = 1
+        guard mallctl("epoch", nil, nil, &epoch, MemoryLayout<UInt64>.size) == 0 else { return }
+        if let value = Self.statistic("stats.allocated") { allocated.record(value) }
+        if let value = Self.statistic("stats.resident") { resident.record(value) }
+    }
+
+    private static func statistic(_ name: String) -> Int? {
+        var value = 0
+        var size = MemoryLayout<Int>.size
+        return mallctl(name, &value, &size, nil, 0) == 0 ? value : nil
+    }
+}
