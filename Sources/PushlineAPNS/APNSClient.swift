@@ -133,7 +133,7 @@ public final class APNSClient: Sendable {
         // Notifications of one job carry the same payload array: one buffer serves them all.
         var body: ByteBuffer?
         var bodySource: [UInt8] = []
-        let now = ContinuousClock.now
+        let now = MonotonicInstant.now
         let requests = notifications.enumerated().map { index, notification in
             if body == nil || notification.payload != bodySource {
                 bodySource = notification.payload
@@ -215,13 +215,13 @@ public final class APNSClient: Sendable {
     // MARK: Events and actions
 
     private func submit(_ requests: [PendingRequest]) {
-        let now = ContinuousClock.now
+        let now = MonotonicInstant.now
         perform(machine.withLock { $0.submit(requests, now: now) })
     }
 
     /// One event from connection `slot`, under one lock.
     func handle(slot: Int, _ event: ConnectionEvent) {
-        let now = ContinuousClock.now
+        let now = MonotonicInstant.now
         let actions = machine.withLock { machine -> PoolActions in
             switch event {
             case .connectFailed: machine.connectFailed(slot: slot, now: now)
@@ -240,7 +240,7 @@ public final class APNSClient: Sendable {
     }
 
     private func tick() {
-        let now = ContinuousClock.now
+        let now = MonotonicInstant.now
         perform(machine.withLock { $0.tick(now: now) })
     }
 
@@ -264,7 +264,7 @@ public final class APNSClient: Sendable {
             connections[slot].deliver(requests)
         }
         if let at = actions.tick {
-            let delay = at - ContinuousClock.now
+            let delay = at - MonotonicInstant.now
             timerLoop.scheduleTask(in: TimeAmount(max(delay, .zero))) { [weak self] in self?.tick() }
         }
         for (request, outcome) in actions.finishes {

@@ -1,3 +1,5 @@
+import PushlineAPNSCore
+
 /// One app's health as APNs sees it: a pure state machine fed with every answer's scope.
 ///
 /// Systemic answers (`APNSAnswerScope.systemic`: the key, the certificate, the topic, APNs
@@ -42,7 +44,7 @@ public struct AppHealth: Sendable {
 
     /// Why an app is held: the systemic answer that tipped it.
     public struct Hold: Sendable, Hashable {
-        public var since: ContinuousClock.Instant
+        public var since: MonotonicInstant
         /// HTTP status (0 for a transport failure) and reason (or the transport failure's name).
         public var status: Int
         public var reason: String
@@ -61,16 +63,16 @@ public struct AppHealth: Sendable {
     /// A probe request is out; no other goes until it is answered.
     public private(set) var probeInFlight = false
     /// The earliest time the next probe may go (while held).
-    public private(set) var nextProbeAt: ContinuousClock.Instant?
+    public private(set) var nextProbeAt: MonotonicInstant?
 
-    private let origin: ContinuousClock.Instant
+    private let origin: MonotonicInstant
     private let bucketNanoseconds: Int64
     private static let bucketCount = 8
     private var epochs = [Int64](repeating: -1, count: AppHealth.bucketCount)
     private var good = [Int](repeating: 0, count: AppHealth.bucketCount)
     private var systemic = [Int](repeating: 0, count: AppHealth.bucketCount)
 
-    public init(thresholds: Thresholds = Thresholds(), origin: ContinuousClock.Instant = .now) {
+    public init(thresholds: Thresholds = Thresholds(), origin: MonotonicInstant = .now) {
         self.thresholds = thresholds
         self.origin = origin
         self.bucketNanoseconds = max(1, thresholds.window.nanoseconds / Int64(Self.bucketCount))
@@ -82,13 +84,13 @@ public struct AppHealth: Sendable {
 
     /// `count` notification-level answers arrived. While held, only a probe's answer resumes
     /// the app (`probeAnswered`): requests sent before the hold prove little about now.
-    public mutating func recordNotificationLevel(_ count: Int = 1, now: ContinuousClock.Instant) {
+    public mutating func recordNotificationLevel(_ count: Int = 1, now: MonotonicInstant) {
         let slot = bucket(now)
         good[slot] += count
     }
 
     /// A systemic answer arrived; returns `.held` when it starts a hold.
-    public mutating func recordSystemic(status: Int, reason: String, now: ContinuousClock.Instant) -> Transition? {
+    public mutating func recordSystemic(status: Int, reason: String, now: MonotonicInstant) -> Transition? {
         let slot = bucket(now)
         systemic[slot] += 1
         guard hold == nil else { return nil }
@@ -106,7 +108,7 @@ public struct AppHealth: Sendable {
     /// Whether recent answers show the app working: some notification-level answers and no
     /// systemic storm. A non-retryable systemic answer (TopicDisallowed for one job's topic, say)
     /// is final only then; without such evidence it is retried until the rate decides.
-    public func provenHealthy(now: ContinuousClock.Instant) -> Bool {
+    public func provenHealthy(now: MonotonicInstant) -> Bool {
         guard hold == nil else { return false }
         let (good, systemic) = totals(now)
         return good > 0 && Double(systemic) < thresholds.ratio * Double(good + systemic)
@@ -115,7 +117,7 @@ public struct AppHealth: Sendable {
     // MARK: Probes
 
     /// Whether a probe may go now.
-    public func mayProbe(now: ContinuousClock.Instant) -> Bool {
+    public func mayProbe(now: MonotonicInstant) -> Bool {
         guard hold != nil, !probeInFlight else { return false }
         return nextProbeAt.map { now >= $0 } ?? true
     }
@@ -130,7 +132,7 @@ public struct AppHealth: Sendable {
     }
 
     /// The probe got a notification-level answer: the app resumes.
-    public mutating func probeSucceeded(now: ContinuousClock.Instant) -> Transition? {
+    public mutating func probeSucceeded(now: MonotonicInstant) -> Transition? {
         probeInFlight = false
         guard let ended = hold else { return nil }
         hold = nil
@@ -146,7 +148,7 @@ public struct AppHealth: Sendable {
     }
 
     /// The probe got a systemic answer too: wait longer before the next one. `random` in 0..<1.
-    public mutating func probeFailed(now: ContinuousClock.Instant, random: Double) {
+    public mutating func probeFailed(now: MonotonicInstant, random: Double) {
         probeInFlight = false
         guard var current = hold else { return }
         current.failedProbes += 1
@@ -158,7 +160,7 @@ public struct AppHealth: Sendable {
 
     // MARK: Window
 
-    private mutating func bucket(_ now: ContinuousClock.Instant) -> Int {
+    private mutating func bucket(_ now: MonotonicInstant) -> Int {
         let epoch = max(0, (now - origin).nanoseconds / bucketNanoseconds)
         let slot = Int(epoch % Int64(Self.bucketCount))
         if epochs[slot] != epoch {
@@ -170,7 +172,7 @@ public struct AppHealth: Sendable {
     }
 
     /// Answers in the window ending at `now`.
-    func totals(_ now: ContinuousClock.Instant) -> (good: Int, systemic: Int) {
+    func totals(_ now: MonotonicInstant) -> (good: Int, systemic: Int) {
         let epoch = max(0, (now - origin).nanoseconds / bucketNanoseconds)
         var totalGood = 0
         var totalSystemic = 0

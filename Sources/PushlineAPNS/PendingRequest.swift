@@ -16,7 +16,7 @@ final class PendingRequest: @unchecked Sendable {
     /// The request's position in the batch it was sent with, passed to `completion`.
     let index: Int
     let completion: @Sendable (Int, APNSOutcome) -> Void
-    let created: ContinuousClock.Instant
+    let created: MonotonicInstant
     /// Attempts that counted toward `maxAttempts`.
     var attempts = 0
     /// Resends that did not count (REFUSED_STREAM, GOAWAY-unprocessed, connection unavailable).
@@ -25,18 +25,18 @@ final class PendingRequest: @unchecked Sendable {
     var bearerToken: String?
     /// When the first attempt was sent (latency in results is measured from here), and the
     /// current one (APNs latency metrics).
-    var firstSentAt: ContinuousClock.Instant?
-    var sentAt: ContinuousClock.Instant?
+    var firstSentAt: MonotonicInstant?
+    var sentAt: MonotonicInstant?
     /// A connection to avoid on the next attempt (it answered 503).
     var avoidSlot: Int?
     /// When a retry after backoff may go (while in the machine's retry list).
-    var retryAt: ContinuousClock.Instant?
+    var retryAt: MonotonicInstant?
     /// This request is its held app's probe.
     var isProbe = false
     /// ExpiredProviderToken answers that led to a token refresh and resend.
     var tokenRefreshes = 0
     /// When this request first waited in a hold, and the last systemic answer it got.
-    var heldSince: ContinuousClock.Instant?
+    var heldSince: MonotonicInstant?
     var lastSystemic: SystemicAnswer?
 
     /// A systemic answer, kept for the record a hold that ends in failure publishes.
@@ -52,7 +52,7 @@ final class PendingRequest: @unchecked Sendable {
         options: APNSSendOptions,
         body: ByteBuffer? = nil,
         index: Int,
-        created: ContinuousClock.Instant = .now,
+        created: MonotonicInstant = .now,
         completion: @escaping @Sendable (Int, APNSOutcome) -> Void
     ) {
         self.index = index
@@ -63,29 +63,29 @@ final class PendingRequest: @unchecked Sendable {
         self.created = created
     }
 
-    func elapsedMilliseconds(at now: ContinuousClock.Instant) -> Double {
-        (now - (firstSentAt ?? created)).milliseconds
+    func elapsedMilliseconds(at now: MonotonicInstant) -> Double {
+        Double(now.nanoseconds &- (firstSentAt ?? created).nanoseconds) / 1e6
     }
 
     /// How long this request has waited in holds, in milliseconds (nil when never held).
-    func heldMilliseconds(at now: ContinuousClock.Instant) -> Double? {
-        heldSince.map { (now - $0).milliseconds }
+    func heldMilliseconds(at now: MonotonicInstant) -> Double? {
+        heldSince.map { Double(now.nanoseconds &- $0.nanoseconds) / 1e6 }
     }
 
-    func outcome(_ response: APNSResponse, at now: ContinuousClock.Instant) -> APNSOutcome {
+    func outcome(_ response: APNSResponse, at now: MonotonicInstant) -> APNSOutcome {
         var outcome = APNSOutcome(response: response, attempts: attempts, latencyMilliseconds: elapsedMilliseconds(at: now))
         outcome.heldMilliseconds = heldMilliseconds(at: now)
         return outcome
     }
 
-    func outcome(_ noResponse: APNSOutcome.NoResponse, at now: ContinuousClock.Instant) -> APNSOutcome {
+    func outcome(_ noResponse: APNSOutcome.NoResponse, at now: MonotonicInstant) -> APNSOutcome {
         var outcome = APNSOutcome(noResponse: noResponse, attempts: attempts, latencyMilliseconds: elapsedMilliseconds(at: now))
         outcome.heldMilliseconds = heldMilliseconds(at: now)
         return outcome
     }
 
     /// The outcome of a hold that ended in failure: the last systemic answer, and how long it was held.
-    func outcomeOfLastSystemicAnswer(at now: ContinuousClock.Instant) -> APNSOutcome {
+    func outcomeOfLastSystemicAnswer(at now: MonotonicInstant) -> APNSOutcome {
         switch lastSystemic {
         case .response(let response)?: outcome(response, at: now)
         case .noResponse(let reason)?: outcome(reason, at: now)

@@ -12,7 +12,7 @@ struct PoolActions {
     /// APNs reported these provider tokens expired: refresh if the 20-minute rule allows.
     var expiredTokens: [String] = []
     /// Call `tick` at this time (earlier than any tick already asked for).
-    var tick: ContinuousClock.Instant?
+    var tick: MonotonicInstant?
     /// The app's hold started or ended (one log line each).
     var transitions: [AppHealth.Transition] = []
     /// Requests that got a systemic answer while the app was held, and went back to the queue.

@@ -41,10 +41,10 @@ struct PoolStateMachine {
     private var queuedWithDeadline = 0
     /// Requests waiting out a retry backoff, and the earliest time one of them is due.
     private var retrying: [PendingRequest] = []
-    private var earliestRetry: ContinuousClock.Instant?
-    private var nextSweep: ContinuousClock.Instant?
+    private var earliestRetry: MonotonicInstant?
+    private var nextSweep: MonotonicInstant?
     /// The tick the owner has been asked for and that has not come yet.
-    private var tickAt: ContinuousClock.Instant?
+    private var tickAt: MonotonicInstant?
     private(set) var isShutDown = false
     private var random: SplitMix64
     /// `settings.maxRate`'s bucket; nil when the pool is not paced.
@@ -52,7 +52,7 @@ struct PoolStateMachine {
     /// Whether the last drain stopped for want of a pacing token (a tick is then needed).
     private var pacedOut = false
 
-    init(settings: Settings, now: ContinuousClock.Instant) {
+    init(settings: Settings, now: MonotonicInstant) {
         self.settings = settings
         let connections = max(1, settings.connections)
         lifecycles = Array(repeating: ConnectionLifecycle(), count: connections)
@@ -77,7 +77,7 @@ struct PoolStateMachine {
 
     /// New requests: to the back of the queue; what fits goes out at once. Beyond
     /// `maxQueuedRequests`, or after shutdown, they end at once.
-    mutating func submit(_ requests: [PendingRequest], now: ContinuousClock.Instant) -> PoolActions {
+    mutating func submit(_ requests: [PendingRequest], now: MonotonicInstant) -> PoolActions {
         var actions = PoolActions()
         if isShutDown {
             for request in requests { actions.finishes.append((request, request.outcome(.shutdown, at: now))) }
@@ -103,7 +103,7 @@ struct PoolStateMachine {
     mutating func streamsEnded(
         slot: Int,
         _ ended: [(request: PendingRequest, end: StreamEnd)],
-        now: ContinuousClock.Instant
+        now: MonotonicInstant
     ) -> PoolActions {
         var actions = PoolActions()
         var successes = 0
@@ -177,7 +177,7 @@ struct PoolStateMachine {
         slot: Int,
         _ requests: [PendingRequest],
         connectionUnusable: Bool,
-        now: ContinuousClock.Instant
+        now: MonotonicInstant
     ) -> PoolActions {
         var actions = PoolActions()
         for request in requests {
@@ -198,7 +198,7 @@ struct PoolStateMachine {
 
     /// Time passed: retries that are due join the queue, queued requests past their deadline
     /// (or, when held, past the hold limit) end, and a held app may probe.
-    mutating func tick(now: ContinuousClock.Instant) -> PoolActions {
+    mutating func tick(now: MonotonicInstant) -> PoolActions {
         var actions = PoolActions()
         if let tickAt, tickAt <= now { self.tickAt = nil }
         if let earliestRetry, earliestRetry <= now { releaseRetries(now: now) }
@@ -213,7 +213,7 @@ struct PoolStateMachine {
     /// Shut down for good: every connection closes, and every request the machine holds ends
     /// (`shutdown`: not final for the worker, which leaves such jobs to the group's next owner).
     /// Requests in flight end as their streams fail.
-    mutating func shutDown(now: ContinuousClock.Instant) -> PoolActions {
+    mutating func shutDown(now: MonotonicInstant) -> PoolActions {
         var actions = PoolActions()
         guard !isShutDown else { return actions }
         isShutDown = true
@@ -229,14 +229,14 @@ struct PoolStateMachine {
 
     // MARK: Connections
 
-    mutating func connectFailed(slot: Int, now: ContinuousClock.Instant) -> PoolActions {
+    mutating func connectFailed(slot: Int, now: MonotonicInstant) -> PoolActions {
         var actions = PoolActions()
         actions.connection(slot, lifecycles[slot].connectFailed(random: random.unit()))
         return actions
     }
 
     /// TLS is up; `peerLimit` is the server's SETTINGS_MAX_CONCURRENT_STREAMS if it came already.
-    mutating func connected(slot: Int, peerLimit: Int?, now: ContinuousClock.Instant) -> PoolActions {
+    mutating func connected(slot: Int, peerLimit: Int?, now: MonotonicInstant) -> PoolActions {
         var actions = PoolActions()
         capacities[slot].reconnected(tokenAuth: settings.tokenAuth)
         if let peerLimit { capacities[slot].peerLimitChanged(peerLimit) }
@@ -245,7 +245,7 @@ struct PoolStateMachine {
         return actions
     }
 
-    mutating func peerLimitChanged(slot: Int, to limit: Int, now: ContinuousClock.Instant) -> PoolActions {
+    mutating func peerLimitChanged(slot: Int, to limit: Int, now: MonotonicInstant) -> PoolActions {
         var actions = PoolActions()
         capacities[slot].peerLimitChanged(limit)
         settle(&actions, now: now)
@@ -253,7 +253,7 @@ struct PoolStateMachine {
     }
 
     /// GOAWAY: no new streams here; the connection closes after its last one.
-    mutating func goAway(slot: Int, now: ContinuousClock.Instant) -> PoolActions {
+    mutating func goAway(slot: Int, now: MonotonicInstant) -> PoolActions {
         var actions = PoolActions()
         actions.connection(slot, lifecycles[slot].stopUsing(openStreams: capacities[slot].reserved))
         settle(&actions, now: now)
@@ -261,7 +261,7 @@ struct PoolStateMachine {
     }
 
     /// A PING went unanswered: the connection is abandoned at once.
-    mutating func pingLost(slot: Int, now: ContinuousClock.Instant) -> PoolActions {
+    mutating func pingLost(slot: Int, now: MonotonicInstant) -> PoolActions {
         var actions = PoolActions()
         actions.connection(slot, lifecycles[slot].stopUsing(openStreams: 0))
         settle(&actions, now: now)
@@ -269,14 +269,14 @@ struct PoolStateMachine {
     }
 
     /// The channel closed (its streams were reported ended before this).
-    mutating func closed(slot: Int, now: ContinuousClock.Instant) -> PoolActions {
+    mutating func closed(slot: Int, now: MonotonicInstant) -> PoolActions {
         var actions = PoolActions()
         actions.connection(slot, lifecycles[slot].closed(random: random.unit()))
         settle(&actions, now: now)
         return actions
     }
 
-    mutating func backoffElapsed(slot: Int, now: ContinuousClock.Instant) -> PoolActions {
+    mutating func backoffElapsed(slot: Int, now: MonotonicInstant) -> PoolActions {
         var actions = PoolActions()
         actions.connection(slot, lifecycles[slot].backoffElapsed())
         return actions
@@ -289,7 +289,7 @@ struct PoolStateMachine {
         _ response: APNSResponse,
         wasProbe: Bool,
         slot: Int,
-        now: ContinuousClock.Instant,
+        now: MonotonicInstant,
         actions: inout PoolActions
     ) {
         let disposition = APNSDisposition(response)
@@ -345,7 +345,7 @@ struct PoolStateMachine {
         retry kind: APNSDisposition.RetryKind,
         nonRetryable: Bool = false,
         wasProbe: Bool,
-        now: ContinuousClock.Instant,
+        now: MonotonicInstant,
         actions: inout PoolActions
     ) {
         request.lastSystemic = answer
@@ -373,20 +373,20 @@ struct PoolStateMachine {
     }
 
     /// Back to the queue without counting the attempt; it goes when a probe succeeds.
-    private mutating func hold(_ request: PendingRequest, now: ContinuousClock.Instant) {
+    private mutating func hold(_ request: PendingRequest, now: MonotonicInstant) {
         request.attempts = max(0, request.attempts - 1)
         request.bearerToken = nil
         if request.heldSince == nil { request.heldSince = now }
         enqueue(request, now: now)
     }
 
-    private mutating func resume(_ actions: inout PoolActions, now: ContinuousClock.Instant) {
+    private mutating func resume(_ actions: inout PoolActions, now: MonotonicInstant) {
         if let transition = health.probeSucceeded(now: now) { actions.transitions.append(transition) }
     }
 
     /// REFUSED_STREAM, above a GOAWAY's last-stream-id, or never sent: the server did not process
     /// it, so it goes again at once (at the front) without counting as an attempt.
-    private mutating func resendFree(_ request: PendingRequest, now: ContinuousClock.Instant, actions: inout PoolActions) {
+    private mutating func resendFree(_ request: PendingRequest, now: MonotonicInstant, actions: inout PoolActions) {
         request.attempts = max(0, request.attempts - 1)
         request.freeResends += 1
         actions.freeResends += 1
@@ -404,7 +404,7 @@ struct PoolStateMachine {
         _ request: PendingRequest,
         kind: APNSDisposition.RetryKind,
         final: APNSOutcome,
-        now: ContinuousClock.Instant,
+        now: MonotonicInstant,
         actions: inout PoolActions
     ) {
         let remaining = request.options.retryUntil.map { $0 - now }
@@ -424,8 +424,8 @@ struct PoolStateMachine {
 
     private mutating func retry(
         _ request: PendingRequest,
-        at time: ContinuousClock.Instant,
-        now: ContinuousClock.Instant,
+        at time: MonotonicInstant,
+        now: MonotonicInstant,
         actions: inout PoolActions
     ) {
         if isShutDown {
@@ -443,7 +443,7 @@ struct PoolStateMachine {
 
     // MARK: Queue
 
-    private mutating func enqueue(_ request: PendingRequest, atFront: Bool = false, now: ContinuousClock.Instant) {
+    private mutating func enqueue(_ request: PendingRequest, atFront: Bool = false, now: MonotonicInstant) {
         if request.options.deadline != nil { queuedWithDeadline += 1 }
         if health.isHeld, request.heldSince == nil { request.heldSince = now }
         if atFront {
@@ -459,9 +459,9 @@ struct PoolStateMachine {
         return request
     }
 
-    private mutating func releaseRetries(now: ContinuousClock.Instant) {
+    private mutating func releaseRetries(now: MonotonicInstant) {
         var kept: [PendingRequest] = []
-        var earliest: ContinuousClock.Instant?
+        var earliest: MonotonicInstant?
         for request in retrying {
             if let at = request.retryAt, at > now {
                 kept.append(request)
@@ -478,7 +478,7 @@ struct PoolStateMachine {
     /// Ends queued requests whose deadline passed (`expired`), and, for requests that waited in
     /// a hold, those whose expiration passed (`expired`) or that reached the hold limit (the last
     /// systemic answer, with how long they were held).
-    private mutating func sweep(now: ContinuousClock.Instant, actions: inout PoolActions) {
+    private mutating func sweep(now: MonotonicInstant, actions: inout PoolActions) {
         guard queuedWithDeadline > 0 || health.isHeld else { return }
         let holdLimit = settings.health.holdLimit
         var withDeadline = 0
@@ -499,7 +499,7 @@ struct PoolStateMachine {
     }
 
     /// After every event: hand out what fits, then ask for the next tick if one is needed.
-    private mutating func settle(_ actions: inout PoolActions, now: ContinuousClock.Instant) {
+    private mutating func settle(_ actions: inout PoolActions, now: MonotonicInstant) {
         drain(&actions, now: now)
         var wanted = earliestRetry
         if queuedWithDeadline > 0 || health.isHeld {
@@ -518,7 +518,7 @@ struct PoolStateMachine {
         }
     }
 
-    private func earlier(_ a: ContinuousClock.Instant?, _ b: ContinuousClock.Instant?) -> ContinuousClock.Instant? {
+    private func earlier(_ a: MonotonicInstant?, _ b: MonotonicInstant?) -> MonotonicInstant? {
         guard let a else { return b }
         guard let b else { return a }
         return min(a, b)
@@ -529,7 +529,7 @@ struct PoolStateMachine {
     /// Moves queued requests to the connections with the most free capacity, reserving a slot
     /// for each, until the queue is empty or no connection has room. A held app sends one probe
     /// at a time, when its backoff allows.
-    private mutating func drain(_ actions: inout PoolActions, now: ContinuousClock.Instant) {
+    private mutating func drain(_ actions: inout PoolActions, now: MonotonicInstant) {
         pacedOut = false
         guard !queue.isEmpty, !isShutDown else { return }
         if health.isHeld {
@@ -575,14 +575,14 @@ struct PoolStateMachine {
     /// Takes a pacing token for the next hand-out: true when the pool is not paced or one is
     /// there; false (and a tick for the next token) when the pace says wait. Called only once a
     /// connection has room, so a full pool does not burn tokens.
-    private mutating func paced(now: ContinuousClock.Instant) -> Bool {
+    private mutating func paced(now: MonotonicInstant) -> Bool {
         guard pace != nil else { return true }
         if pace!.take(now: now) { return true }
         pacedOut = true
         return false
     }
 
-    private func expired(_ request: PendingRequest, now: ContinuousClock.Instant) -> Bool {
+    private func expired(_ request: PendingRequest, now: MonotonicInstant) -> Bool {
         request.options.deadline.map { $0 <= now } ?? false
     }
 

@@ -213,7 +213,7 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
         var headers: [HTTP2Header] = []
         headers.reserveCapacity(7)
         // One clock read per batch: its requests leave in the same write.
-        let now = ContinuousClock.now
+        let now = MonotonicInstant.now
         let deadline = now + settings.requestTimeout
         for request in requests {
             var authorization: String?
@@ -306,8 +306,8 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
                 apnsUniqueID: http2Response.headers.first(named: "apns-unique-id"),
                 body: body
             )
-            let latency = ContinuousClock.now - (request.sentAt ?? request.created)
-            settings.metrics.response(status: response.status, reason: response.reason?.rawValue, latencyNanoseconds: latency.nanoseconds)
+            let latency = MonotonicInstant.now.nanoseconds &- (request.sentAt ?? request.created).nanoseconds
+            settings.metrics.response(status: response.status, reason: response.reason?.rawValue, latencyNanoseconds: latency)
             ended.append((request, .response(response)))
         case .failure(let error):
             if case .cancelled = error.kind {

@@ -1,4 +1,5 @@
 import NIOCore
+import PushlineAPNSCore
 
 /// The streams a connection has sent, oldest first, for its deadline sweep.
 ///
@@ -11,7 +12,7 @@ import NIOCore
 struct SendOrder {
     private struct Entry {
         let streamID: Int32
-        let deadline: ContinuousClock.Instant
+        let deadline: MonotonicInstant
     }
 
     private var entries = CircularBuffer<Entry>(initialCapacity: 1024)
@@ -19,13 +20,13 @@ struct SendOrder {
     var count: Int { entries.count }
 
     /// Records that a stream went out with this deadline.
-    mutating func append(streamID: Int32, deadline: ContinuousClock.Instant) {
+    mutating func append(streamID: Int32, deadline: MonotonicInstant) {
         entries.append(Entry(streamID: streamID, deadline: deadline))
     }
 
     /// Removes and returns the ids of the streams still open (per `isOpen`) whose deadline is at
     /// or before `now`, and drops entries of streams that ended.
-    mutating func expired(now: ContinuousClock.Instant, isOpen: (Int32) -> Bool) -> [Int32] {
+    mutating func expired(now: MonotonicInstant, isOpen: (Int32) -> Bool) -> [Int32] {
         var expired: [Int32] = []
         while let first = entries.first {
             if isOpen(first.streamID) {

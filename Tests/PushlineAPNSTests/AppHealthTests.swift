@@ -1,10 +1,11 @@
+import PushlineAPNSCore
 import Testing
 
 @testable import PushlineAPNS
 
 /// The hold decision as a value: answers and a clock in, hold and probe timing out.
 @Suite struct AppHealthTests {
-    let start = ContinuousClock.now
+    let start = MonotonicInstant.now
 
     func health(minimum: Int = 10, ratio: Double = 0.5) -> AppHealth {
         AppHealth(thresholds: .init(minimumSystemic: minimum, ratio: ratio), origin: start)

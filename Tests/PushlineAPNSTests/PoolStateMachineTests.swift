@@ -8,14 +8,14 @@ import Testing
     /// A machine, a clock, and what the connections would do with its actions.
     struct Driver {
         var machine: PoolStateMachine
-        var now: ContinuousClock.Instant
+        var now: MonotonicInstant
         /// Requests on the wire, by connection.
         var inFlight: [Int: [PendingRequest]] = [:]
         var outcomes: [Int: [APNSOutcome]] = [:]
         var transitions: [AppHealth.Transition] = []
         var expiredTokens: [String] = []
         var connectionActions: [(Int, ConnectionLifecycle.Action)] = []
-        var tick: ContinuousClock.Instant?
+        var tick: MonotonicInstant?
         private var nextIndex = 0
 
         init(

@@ -1,3 +1,4 @@
+import PushlineAPNSCore
 import Testing
 
 @testable import PushlineAPNS
@@ -6,7 +7,7 @@ import Testing
 /// request fields read (the connection's handler says which streams are open).
 @Suite struct SendOrderTests {
     @Test func expiresOnlyOpenStreamsPastTheirDeadlineInSendOrder() {
-        let start = ContinuousClock.now
+        let start = MonotonicInstant.now
         var order = SendOrder()
         var open: Set<Int32> = []
         for offset in 0..<5 {
@@ -25,7 +26,7 @@ import Testing
     }
 
     @Test func endedStreamsAtTheFrontAreDroppedWithoutWaitingForTheirDeadline() {
-        let start = ContinuousClock.now
+        let start = MonotonicInstant.now
         var order = SendOrder()
         for streamID in stride(from: Int32(1), through: 99, by: 2) {
             order.append(streamID: streamID, deadline: start + .seconds(10))

@@ -1,17 +1,18 @@
+import PushlineAPNSCore
 import Testing
 
 @testable import PushlineAPNS
 
 @Suite struct TokenBucketTests {
     /// How many tokens `bucket` gives at `now`, taking them all.
-    static func drain(_ bucket: inout TokenBucket, at now: ContinuousClock.Instant) -> Int {
+    static func drain(_ bucket: inout TokenBucket, at now: MonotonicInstant) -> Int {
         var taken = 0
         while bucket.take(now: now) { taken += 1 }
         return taken
     }
 
     @Test func aFullBucketGivesItsBurstThenOneTokenPerInterval() {
-        let start = ContinuousClock.now
+        let start = MonotonicInstant.now
         var bucket = TokenBucket(rate: 200, now: start)  // burst: 50 ms of 200/s = 10
         #expect(Self.drain(&bucket, at: start) == 10)
         let next = bucket.nextTokenAt(now: start)
@@ -23,7 +24,7 @@ import Testing
     }
 
     @Test func aSlowRateStillAllowsOneRequest() {
-        let start = ContinuousClock.now
+        let start = MonotonicInstant.now
         var bucket = TokenBucket(rate: 1, now: start)
         #expect(Self.drain(&bucket, at: start) == 1)
         #expect(Self.drain(&bucket, at: start + .milliseconds(999)) == 0)

@@ -85,7 +85,7 @@ final class JobPipeline: Sendable {
         case .failure(let rejection):
             reject(record, source: source, rejection: rejection)
         case .success(let job):
-            send(job, id: record.id, source: source, received: .now, lane: lane, producedAt: record.timestampMilliseconds)
+            send(job, id: record.id, source: source, received: MonotonicInstant.now, lane: lane, producedAt: record.timestampMilliseconds)
         }
     }
 
@@ -120,7 +120,7 @@ final class JobPipeline: Sendable {
         _ job: Job,
         id: RecordID,
         source: RecordSource,
-        received: ContinuousClock.Instant,
+        received: MonotonicInstant,
         lane: SendLane,
         producedAt: Int64?
     ) {
@@ -187,7 +187,7 @@ final class JobPipeline: Sendable {
 
     /// When a job's record arrived, and its lane, for its tokens' latency metrics.
     private struct Timing {
-        var received: ContinuousClock.Instant
+        var received: MonotonicInstant
         var lane: WorkerMetrics.LaneMetrics
     }
 
@@ -195,8 +195,8 @@ final class JobPipeline: Sendable {
     private func sendOptions(for job: Job, lane: SendLane) -> APNSSendOptions {
         guard job.deadlineMilliseconds != nil || job.expiration != nil else { return APNSSendOptions(lane: lane) }
         let nowWall = wallClockMilliseconds()
-        let nowMono = ContinuousClock.now
-        func instant(_ wallMilliseconds: Int64) -> ContinuousClock.Instant {
+        let nowMono = MonotonicInstant.now
+        func instant(_ wallMilliseconds: Int64) -> MonotonicInstant {
             nowMono.advanced(by: .milliseconds(wallMilliseconds - nowWall))
         }
         let deadline = job.deadlineMilliseconds.map(instant)
@@ -274,8 +274,7 @@ final class JobPipeline: Sendable {
                 extra.append(.init(topic: invalidations, key: Array(channelID.utf8), value: gone))
             }
         }
-        let elapsed = ContinuousClock.now - timing.received
-        let elapsedNanoseconds = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
+        let elapsedNanoseconds = MonotonicInstant.now.nanoseconds &- timing.received.nanoseconds
         metrics.notification(
             appMetrics,
             status: outcome.status,

@@ -1,4 +1,5 @@
 import PushlineAPNS
+import PushlineAPNSCore
 import Synchronization
 
 /// What `/readyz` reports: the consumer joined its group, every app has an active APNs
@@ -32,7 +33,7 @@ public final class WorkerHealth: Sendable {
         if !down.isEmpty { return "no active APNs connection for: \(down.joined(separator: ", "))" }
         let held = statuses.compactMap { name, status in status.hold.map { (name, $0) } }.sorted { $0.0 < $1.0 }
         if !held.isEmpty {
-            let now = ContinuousClock.now
+            let now = MonotonicInstant.now
             return held.map { name, hold in
                 let status = hold.status == 0 ? "no response" : "\(hold.status)"
                 return "app \(name) held: APNs answers \(status) \(hold.reason) (for \(Int((now - hold.since) / .seconds(1))) s; probing)"
