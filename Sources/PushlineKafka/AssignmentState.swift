@@ -33,6 +33,16 @@ public struct AssignmentState: Sendable {
 
     public init() {}
 
+    /// Runs `body` on a partition's state in place. Reading a field through
+    /// `partitions.values[index]` copies the whole state first (its tracker's arrays retained and
+    /// released), once per record on the hot path; the modify accessor does not.
+    private mutating func inPlace<Result>(
+        _ index: Dictionary<TopicPartition, Partition>.Index,
+        _ body: (inout Partition) -> Result
+    ) -> Result {
+        body(&partitions.values[index])
+    }
+
     /// The partitions currently assigned (including those being revoked).
     public var assigned: [TopicPartition] { Array(partitions.keys) }
 
@@ -46,41 +56,45 @@ public struct AssignmentState: Sendable {
 
     /// Takes a fetched record; nil means: drop it (partition unassigned or being revoked).
     public mutating func take(_ topicPartition: TopicPartition, offset: Int64) -> RecordID? {
-        // Mutated in place through the index: a copy out of the dictionary and back would share,
-        // and so copy, the tracker's arrays on every record (O(in flight) per take).
-        guard let index = partitions.index(forKey: topicPartition), !partitions.values[index].revoking else { return nil }
-        if partitions.values[index].tracker.take(offset) == .restarted {
-            // The fetch position was rewound: what was tracked is forgotten, weights included.
-            let forgotten = Self.forgetWeights(&partitions.values[index])
-            uncommittedWeight -= forgotten
+        guard let index = partitions.index(forKey: topicPartition) else { return nil }
+        var forgotten = 0
+        let generation: UInt64? = inPlace(index) { partition in
+            guard !partition.revoking else { return nil }
+            if partition.tracker.take(offset) == .restarted {
+                // The fetch position was rewound: what was tracked is forgotten, weights included.
+                forgotten = Self.forgetWeights(&partition)
+            }
+            return partition.generation
         }
-        return RecordID(
-            topic: topicPartition.topic,
-            partition: topicPartition.partition,
-            offset: offset,
-            generation: partitions.values[index].generation
-        )
+        uncommittedWeight -= forgotten
+        guard let generation else { return nil }
+        return RecordID(topic: topicPartition.topic, partition: topicPartition.partition, offset: offset, generation: generation)
     }
 
     /// Starts work on a handed-out record: false when its partition is being revoked (or gone)
     /// since, and the record must be skipped (the partition's next owner gets it).
     public mutating func start(_ id: RecordID) -> Bool {
-        guard let index = partitions.index(forKey: id.topicPartition), partitions.values[index].generation == id.generation,
-            !partitions.values[index].revoking
-        else { return false }
-        partitions.values[index].started += 1
-        return true
+        guard let index = partitions.index(forKey: id.topicPartition) else { return false }
+        return inPlace(index) { partition in
+            guard partition.generation == id.generation, !partition.revoking else { return false }
+            partition.started += 1
+            return true
+        }
     }
 
     /// Marks a started record completed, with its weight; true when a new offset became storable.
     public mutating func complete(_ id: RecordID, weight: Int = 1) -> Bool {
         let topicPartition = id.topicPartition
-        guard let index = partitions.index(forKey: topicPartition), partitions.values[index].generation == id.generation
-        else { return false }
-        let result = partitions.values[index].tracker.complete(id.offset, weight: weight)
-        if result == .ignored { return false }
-        partitions.values[index].started = max(0, partitions.values[index].started - 1)
-        partitions.values[index].completedWeight += weight
+        guard let index = partitions.index(forKey: topicPartition) else { return false }
+        let result: OffsetTracker.CompleteResult? = inPlace(index) { partition in
+            guard partition.generation == id.generation else { return nil }
+            let result = partition.tracker.complete(id.offset, weight: weight)
+            if result == .ignored { return result }
+            partition.started = max(0, partition.started - 1)
+            partition.completedWeight += weight
+            return result
+        }
+        guard let result, result != .ignored else { return false }
         uncommittedWeight += weight
         guard case .advanced = result else { return false }
         dirty.insert(topicPartition)

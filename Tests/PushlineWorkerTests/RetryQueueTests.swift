@@ -1,3 +1,4 @@
+import PushlineAPNSCore
 import Testing
 
 @testable import PushlineWorker
@@ -5,7 +6,7 @@ import Testing
 @Suite struct RetryQueueTests {
     @Test func aRecordRefusedByAFullQueueGoesAgainAfterTheNextDeliveryReport() {
         var queue = RetryQueue<String>()
-        let now = ContinuousClock.now
+        let now = MonotonicInstant.now
         queue.add("a", waiting: .room(deliveriesSeen: 7))
         queue.add("b", waiting: .room(deliveriesSeen: 7))
         #expect(queue.isWaitingForRoom)
@@ -18,7 +19,7 @@ import Testing
 
     @Test func aFailedDeliveryGoesAgainWhenItsBackoffIsOver() {
         var queue = RetryQueue<String>()
-        let now = ContinuousClock.now
+        let now = MonotonicInstant.now
         queue.add("late", waiting: .backoff(until: now + .seconds(2)))
         queue.add("soon", waiting: .backoff(until: now + .seconds(1)))
         #expect(queue.nextBackoffEnd == now + .seconds(1))

@@ -1,3 +1,4 @@
+import PushlineAPNSCore
 import Synchronization
 
 /// "Something changed; look again": each `signal()` starts a new generation and resumes every task
@@ -49,11 +50,11 @@ final class ChangeSignal: Sendable {
     }
 
     /// Like `wait(after:)`, but returns at `deadline` at the latest (nil: no deadline).
-    func wait(after seen: UInt64, until deadline: ContinuousClock.Instant?) async {
+    func wait(after seen: UInt64, until deadline: MonotonicInstant?) async {
         guard let deadline else { return await wait(after: seen) }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.wait(after: seen) }
-            group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
+            group.addTask { try? await Task.sleep(for: max(.zero, MonotonicInstant.now.duration(to: deadline))) }
             await group.next()
             group.cancelAll()
         }

@@ -1,3 +1,4 @@
+import PushlineAPNSCore
 import ServiceLifecycle
 
 /// The publisher as a Service: its `run` owns the retry loop; on graceful shutdown (after the
@@ -23,7 +24,7 @@ extension ResultPublisher: Service {
     func retryLoop() async {
         while !Task.isCancelled {
             let seen = changed.generation
-            let (ready, nextBackoffEnd) = takeReady(now: .now)
+            let (ready, nextBackoffEnd) = takeReady(now: MonotonicInstant.now)
             if ready.isEmpty {
                 await changed.wait(after: seen, until: nextBackoffEnd)
                 continue

@@ -1,4 +1,5 @@
 import Logging
+import PushlineAPNSCore
 import PushlineKafka
 import Synchronization
 
@@ -101,7 +102,7 @@ final class ResultPublisher: Sendable {
     }
 
     /// Takes the records that may be produced again now, and when to look again if none may.
-    func takeReady(now: ContinuousClock.Instant) -> (ready: [Pending], nextBackoffEnd: ContinuousClock.Instant?) {
+    func takeReady(now: MonotonicInstant) -> (ready: [Pending], nextBackoffEnd: MonotonicInstant?) {
         retries.withLock { queue in
             let ready = queue.takeReady(now: now, deliveries: deliveries.load(ordering: .sequentiallyConsistent))
             awaitingRoom.store(queue.isWaitingForRoom, ordering: .sequentiallyConsistent)
@@ -145,7 +146,7 @@ final class ResultPublisher: Sendable {
         var next = pending
         next.failures += 1
         let delay = Duration.milliseconds(min(5000, 50 << min(pending.failures, 7)))
-        retries.withLock { $0.add(next, waiting: .backoff(until: .now + delay)) }
+        retries.withLock { $0.add(next, waiting: .backoff(until: MonotonicInstant.now + delay)) }
         changed.signal()
     }
 }

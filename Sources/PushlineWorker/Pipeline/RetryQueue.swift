@@ -1,3 +1,5 @@
+import PushlineAPNSCore
+
 /// Result records waiting to be produced again, and when each may go: after librdkafka's next
 /// delivery report (its queue was full, and every report frees room), or once a backoff is over
 /// (the delivery failed).
@@ -9,11 +11,11 @@ struct RetryQueue<Item> {
     enum Wait {
         /// librdkafka's queue was full when `deliveries` was this.
         case room(deliveriesSeen: UInt64)
-        case backoff(until: ContinuousClock.Instant)
+        case backoff(until: MonotonicInstant)
     }
 
     private var waitingForRoom: [(item: Item, deliveriesSeen: UInt64)] = []
-    private var backingOff: [(item: Item, until: ContinuousClock.Instant)] = []
+    private var backingOff: [(item: Item, until: MonotonicInstant)] = []
 
     init() {}
 
@@ -23,7 +25,7 @@ struct RetryQueue<Item> {
     var isWaitingForRoom: Bool { !waitingForRoom.isEmpty }
 
     /// When the earliest backoff ends, if any item backs off.
-    var nextBackoffEnd: ContinuousClock.Instant? { backingOff.map(\.until).min() }
+    var nextBackoffEnd: MonotonicInstant? { backingOff.map(\.until).min() }
 
     mutating func add(_ item: Item, waiting wait: Wait) {
         switch wait {
@@ -34,7 +36,7 @@ struct RetryQueue<Item> {
 
     /// Takes, oldest first, the items waiting for room if a report came since they failed, and the
     /// items whose backoff is over.
-    mutating func takeReady(now: ContinuousClock.Instant, deliveries: UInt64) -> [Item] {
+    mutating func takeReady(now: MonotonicInstant, deliveries: UInt64) -> [Item] {
         var ready: [Item] = []
         let stillFull = waitingForRoom.filter { $0.deliveriesSeen == deliveries }
         ready += waitingForRoom.filter { $0.deliveriesSeen != deliveries }.map(\.item)
