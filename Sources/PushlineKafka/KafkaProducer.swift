@@ -45,7 +45,26 @@ public final class KafkaProducer: Sendable {
             key: key,
             value: value,
             headers: headers,
-            box: onDelivery.map { DeliveryBox(topic: topic, completion: $0) }
+            delivery: onDelivery.map { ClosureDelivery(topic: topic, completion: $0) }
+        )
+    }
+
+    /// Enqueues a record whose delivery report goes to `delivery` (on the poll thread); throws
+    /// like `send(topic:partition:key:value:headers:onDelivery:)`, and then `delivery` hears nothing.
+    public func send(
+        partition: Int32? = nil,
+        key: [UInt8]?,
+        value: [UInt8],
+        headers: [KafkaHeader] = [],
+        delivery: KafkaDelivery
+    ) throws(KafkaError) {
+        try core.produce(
+            topic: delivery.topic,
+            partition: partition ?? RD_KAFKA_PARTITION_UA,
+            key: key,
+            value: value,
+            headers: headers,
+            delivery: delivery
         )
     }
 

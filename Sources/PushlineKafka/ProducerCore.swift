@@ -38,9 +38,9 @@ final class ProducerCore: @unchecked Sendable {
         key: [UInt8]?,
         value: [UInt8],
         headers: [KafkaHeader],
-        box: DeliveryBox?
+        delivery: KafkaDelivery?
     ) throws(KafkaError) {
-        let opaque = box.map { Unmanaged.passRetained($0).toOpaque() }
+        let opaque = delivery.map { Unmanaged.passRetained($0).toOpaque() }
         let error: OpaquePointer? = topic.withCString { topicName in
             key.withOptionalBytes { keyBytes in
                 value.withUnsafeBytes { valueBytes in
@@ -77,8 +77,8 @@ final class ProducerCore: @unchecked Sendable {
             }
         }
         guard let error else { return }
-        // Not enqueued: the delivery callback will never run, so release its box here.
-        if let opaque { Unmanaged<DeliveryBox>.fromOpaque(opaque).release() }
+        // Not enqueued: the delivery callback will never run, so release its delivery here.
+        if let opaque { Unmanaged<KafkaDelivery>.fromOpaque(opaque).release() }
         var kafkaError = KafkaError(taking: error)
         if kafkaError.code == .fatal, let fatal = client.fatalError() { kafkaError = fatal }
         kafkaError.message = "\(topic): \(kafkaError.message)"
@@ -169,7 +169,7 @@ final class ProducerCore: @unchecked Sendable {
             }
         }
         // Whatever is left will never be delivered by us: purge it so every callback runs (with
-        // _PURGE_QUEUE / _PURGE_INFLIGHT) and every DeliveryBox is released before destroy.
+        // _PURGE_QUEUE / _PURGE_INFLIGHT) and every KafkaDelivery is released before destroy.
         _ = rd_kafka_purge(client.handle, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT)
         _ = rd_kafka_flush(client.handle, 1000)
         condition.lock()

@@ -130,8 +130,8 @@ private func rdkafkaCommitCallback(
 private func rdkafkaDeliveryCallback(handle: OpaquePointer?, message: UnsafePointer<rd_kafka_message_t>?, opaque: UnsafeMutableRawPointer?)
 {
     guard let message, let box = message.pointee._private else { return }
-    // The producer passed a retained box as the per-message opaque; take it back exactly once here.
-    let delivery = Unmanaged<DeliveryBox>.fromOpaque(box).takeRetainedValue()
+    // The producer passed a retained delivery as the per-message opaque; take it back exactly once here.
+    let delivery = Unmanaged<KafkaDelivery>.fromOpaque(box).takeRetainedValue()
     let result: Result<DeliveryReport, KafkaError>
     if message.pointee.err == RD_KAFKA_RESP_ERR_NO_ERROR {
         var type = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE
@@ -151,5 +151,5 @@ private func rdkafkaDeliveryCallback(handle: OpaquePointer?, message: UnsafePoin
         error.message = "\(delivery.topic): \(error.message)"
         result = .failure(error)
     }
-    delivery.completion(result)
+    delivery.delivered(result)
 }

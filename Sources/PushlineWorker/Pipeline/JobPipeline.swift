@@ -288,7 +288,7 @@ final class JobPipeline: Sendable {
 
         // The token is done when Kafka has all its records: the usual one, or with an invalidation.
         if extra.isEmpty {
-            publisher.publish(record, acknowledged: progress.tokenAcknowledged)
+            publisher.publish(record, token: progress)
         } else {
             let tokenDone = Countdown(1 + extra.count, done: progress.tokenAcknowledged)
             publisher.publish(record, acknowledged: tokenDone.countDown)

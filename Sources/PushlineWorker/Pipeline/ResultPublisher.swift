@@ -32,7 +32,7 @@ final class ResultPublisher: Sendable {
     struct Pending: Sendable {
         var record: Outgoing
         var failures: Int
-        var acknowledged: @Sendable () -> Void
+        var acknowledged: Acknowledgement
     }
 
     /// Delivery reports seen so far (each frees room in librdkafka's queue).
@@ -54,7 +54,12 @@ final class ResultPublisher: Sendable {
     /// Sends `record`; `acknowledged` runs once, on the producer's poll thread (or the retry loop),
     /// when Kafka has it.
     func publish(_ record: Outgoing, acknowledged: @escaping @Sendable () -> Void) {
-        attempt(Pending(record: record, failures: 0, acknowledged: acknowledged))
+        attempt(Pending(record: record, failures: 0, acknowledged: .call(acknowledged)))
+    }
+
+    /// Sends a token's only record; its job's progress counts the acknowledgement.
+    func publish(_ record: Outgoing, token progress: JobProgress) {
+        attempt(Pending(record: record, failures: 0, acknowledged: .token(progress)))
     }
 
     var queueDepth: Int { producer.outstandingCount }
@@ -69,16 +74,12 @@ final class ResultPublisher: Sendable {
         let seen = deliveries.load(ordering: .sequentiallyConsistent)
         let record = pending.record
         do throws(KafkaError) {
-            try producer.send(topic: record.topic, key: record.key, value: record.value, headers: record.headers) {
-                [self] result in
-                delivered()
-                switch result {
-                case .success:
-                    pending.acknowledged()
-                case .failure(let error):
-                    failed(pending, error: error)
-                }
-            }
+            try producer.send(
+                key: record.key,
+                value: record.value,
+                headers: record.headers,
+                delivery: PublishedRecord(pending, publisher: self)
+            )
             return nil
         } catch {
             guard error.code == .queueFull else {
@@ -117,12 +118,12 @@ final class ResultPublisher: Sendable {
     }
 
     /// Runs on the poll thread for every delivery report.
-    private func delivered() {
+    func reportArrived() {
         deliveries.wrappingAdd(1, ordering: .sequentiallyConsistent)
         if awaitingRoom.load(ordering: .sequentiallyConsistent) { changed.signal() }
     }
 
-    private func failed(_ pending: Pending, error: KafkaError) {
+    func failed(_ pending: Pending, error: KafkaError) {
         let record = pending.record
         if record.isDeadLetter, error.code == .messageTooLarge, record.value.count > Self.truncatedDeadLetterBytes {
             var truncated = pending
