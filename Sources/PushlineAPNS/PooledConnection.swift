@@ -215,14 +215,16 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
         // One clock read per batch: its requests leave in the same write.
         let now = MonotonicInstant.now
         let deadline = now + settings.requestTimeout
+        var authorization: String?
         for request in requests {
-            var authorization: String?
             if let tokens = settings.tokens {
                 do {
                     // One look at the token source per batch, not per request.
-                    if batchBearer == nil { batchBearer = try tokens.token() }
+                    if batchBearer == nil {
+                        batchBearer = try tokens.token()
+                        authorization = tokens.authorization(for: batchBearer!)
+                    }
                     request.bearerToken = batchBearer
-                    authorization = tokens.authorization(for: batchBearer!)
                 } catch {
                     settings.logger.error("cannot sign a provider token", metadata: ["error": "\(error)"])
                     request.attempts += 1
