@@ -247,11 +247,13 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
             request.sentAt = now
             if request.firstSentAt == nil { request.firstSentAt = now }
             do {
+                let (pathPrefix, pathRest) = request.notification.destination.pathParts
                 let http2Request = HTTP2Request(
                     method: "POST",
                     scheme: "https",
                     authority: authority,
-                    path: request.notification.path,
+                    path: pathPrefix,
+                    pathSuffix: pathRest,
                     indexPath: false,
                     headers: headers,
                     body: request.body

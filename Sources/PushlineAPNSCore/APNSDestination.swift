@@ -8,9 +8,16 @@ public enum APNSDestination: Sendable, Hashable {
 
     /// The request's `:path`.
     public var path: String {
+        let (prefix, rest) = pathParts
+        return prefix + rest
+    }
+
+    /// `:path` as its fixed prefix and the part of this destination, so a client can write the two
+    /// without building the whole string for every request.
+    public var pathParts: (prefix: String, rest: String) {
         switch self {
-        case .device(let token): "/3/device/" + token
-        case .channel(_, let bundleID): APNSBroadcastRules.pathPrefix + bundleID
+        case .device(let token): ("/3/device/", token)
+        case .channel(_, let bundleID): (APNSBroadcastRules.pathPrefix, bundleID)
         }
     }
 }

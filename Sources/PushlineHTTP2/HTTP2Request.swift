@@ -11,6 +11,9 @@ public struct HTTP2Request: Sendable {
     public var scheme: String
     public var authority: String
     public var path: String
+    /// Sent right after `path`, as part of `:path` (empty by default): a caller whose paths are a
+    /// fixed prefix and a per-request part (APNs' `/3/device/` and a token) need not build each one.
+    public var pathSuffix: String
     public var indexPath: Bool
     public var indexAuthority: Bool
     public var headers: [HTTP2Header]
@@ -21,6 +24,7 @@ public struct HTTP2Request: Sendable {
         scheme: String = "https",
         authority: String,
         path: String,
+        pathSuffix: String = "",
         indexPath: Bool = false,
         indexAuthority: Bool = false,
         headers: [HTTP2Header] = [],
@@ -30,6 +34,7 @@ public struct HTTP2Request: Sendable {
         self.scheme = scheme
         self.authority = authority
         self.path = path
+        self.pathSuffix = pathSuffix
         self.indexPath = indexPath
         self.indexAuthority = indexAuthority
         self.headers = headers

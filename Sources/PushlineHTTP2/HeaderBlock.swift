@@ -25,7 +25,8 @@ struct HeaderBlock: ~Copyable {
         fields.removeAll(keepingCapacity: true)
     }
 
-    mutating func append(_ name: String, _ value: String, neverIndex: Bool) {
+    /// Appends a field whose value is `value` followed by `valueSuffix`.
+    mutating func append(_ name: String, _ value: String, valueSuffix: String = "", neverIndex: Bool) {
         let nameStart = bytes.count
         var name = name
         name.withUTF8 { utf8 in
@@ -39,6 +40,10 @@ struct HeaderBlock: ~Copyable {
         let valueStart = bytes.count
         var value = value
         value.withUTF8 { bytes.append(contentsOf: $0) }
+        if !valueSuffix.isEmpty {
+            var suffix = valueSuffix
+            suffix.withUTF8 { bytes.append(contentsOf: $0) }
+        }
         fields.append(
             (
                 nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart,

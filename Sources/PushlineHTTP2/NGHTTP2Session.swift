@@ -127,7 +127,7 @@ package final class NGHTTP2Session {
         headerBlock.append(":method", request.method, neverIndex: false)
         headerBlock.append(":scheme", request.scheme, neverIndex: false)
         headerBlock.append(":authority", request.authority, neverIndex: !request.indexAuthority)
-        headerBlock.append(":path", request.path, neverIndex: !request.indexPath)
+        headerBlock.append(":path", request.path, valueSuffix: request.pathSuffix, neverIndex: !request.indexPath)
         for header in request.headers {
             headerBlock.append(header.name, header.value, neverIndex: header.neverIndex)
         }
