@@ -73,12 +73,16 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
         // Prefetch. librdkafka's defaults (100,000 records and 64 MiB per partition, since the
         // worker gives each bulk partition a queue of its own, and 50 MiB per fetch) let single-token
         // jobs pile up by the hundred thousand: on the bench about 100 MB allocated for records
-        // fetched but not yet read. 5,000 records per partition is still a quarter second of work
-        // at the worker's full rate, and 2 MiB per fetch is 300 jobs of 100 tokens.
-        "queued.min.messages": "5000",
-        "queued.max.messages.kbytes": "8192",
-        "fetch.max.bytes": "2097152",
+        // fetched but not yet read. 2,000 records per partition is still 100 ms of work at the
+        // worker's full rate on four partitions, and 1 MiB per fetch is 150 jobs of 100 tokens;
+        // `fetch.queue.backoff.ms` (below) makes the next fetch follow soon.
+        "queued.min.messages": "2000",
+        "queued.max.messages.kbytes": "4096",
+        "fetch.max.bytes": "1048576",
     ]
+
+    /// The first librdkafka with `fetch.queue.backoff.ms`.
+    static let fetchQueueBackoffSince = LibrdkafkaVersion(hex: 0x0202_00ff)
 
     /// The assignment strategies the rebalance handling supports (one at a time: librdkafka does
     /// not mix eager and cooperative ones).
@@ -103,6 +107,12 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
             problems.append(("maxBufferedRecords", "must be at least 1, is \(maxBufferedRecords)"))
         }
         var result = Self.defaultProperties
+        if LibrdkafkaVersion.runtime >= Self.fetchQueueBackoffSince {
+            // A partition whose prefetch queue is over those bounds is not fetched again for this
+            // long (librdkafka's default: 1 s, during which a busy worker ran dry: 0.5-0.75 s
+            // without a record on the bench). librdkafka 2.2.0 added the setting.
+            result["fetch.queue.backoff.ms"] = "10"
+        }
         if let statisticsInterval {
             result["statistics.interval.ms"] = String(statisticsInterval.milliseconds)
         }
