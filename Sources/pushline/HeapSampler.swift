@@ -1,5 +1,6 @@
 import CJemalloc
 import Metrics
+import PushlineWorker
 import ServiceLifecycle
 
 /// Samples jemalloc's own account of the heap every `interval` into two gauges:
@@ -17,16 +18,7 @@ final class HeapSampler: Service, Sendable {
 
     func run() async throws {
         guard Allocator.description != nil else { return }
-        await cancelWhenGracefulShutdown {
-            while true {
-                self.sample()
-                do {
-                    try await Task.sleep(for: self.interval)
-                } catch {
-                    return
-                }
-            }
-        }
+        await PeriodicSampling.run(every: interval) { self.sample() }
     }
 
     private func sample() {

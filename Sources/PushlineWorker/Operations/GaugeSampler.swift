@@ -34,16 +34,7 @@ final class GaugeSampler: Service, Sendable {
     }
 
     func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while true {
-                self.sample()
-                do {
-                    try await Task.sleep(for: self.interval)
-                } catch {
-                    return
-                }
-            }
-        }
+        await PeriodicSampling.run(every: interval) { self.sample() }
     }
 
     func sample() {
