@@ -282,7 +282,7 @@ import Testing
         )
         let escaped = ResultRecord.Delivery(
             jobID: "quote\" slash\\ newline\n é",
-            token: token.uppercased(),
+            recipient: .token(token.uppercased()),
             app: "news",
             status: 410,
             reason: "Unregistered",

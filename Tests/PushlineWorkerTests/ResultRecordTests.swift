@@ -14,7 +14,7 @@ import Testing
         let record = ResultRecord.delivery(
             .init(
                 jobID: "c42-17",
-                token: "ab",
+                recipient: .token("ab"),
                 app: "default",
                 status: 410,
                 reason: "Unregistered",
@@ -35,7 +35,7 @@ import Testing
             .delivery(
                 .init(
                     jobID: "j",
-                    token: "ab",
+                    recipient: .token("ab"),
                     app: "a",
                     status: 200,
                     reason: nil,
@@ -56,7 +56,7 @@ import Testing
     var success: ResultRecord.Delivery {
         ResultRecord.Delivery(
             jobID: "j",
-            token: "ab",
+            recipient: .token("ab"),
             app: "a",
             status: 200,
             reason: nil,
@@ -90,7 +90,7 @@ import Testing
             let record = ResultRecord.delivery(
                 .init(
                     jobID: "j\u{7}",
-                    token: "ab",
+                    recipient: .token("ab"),
                     app: "default",
                     status: 0,
                     reason: reason,

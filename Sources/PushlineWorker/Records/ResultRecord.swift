@@ -49,38 +49,6 @@ public enum ResultRecord: Sendable, Hashable {
 
         public init(
             jobID: String,
-            token: String,
-            app: String,
-            status: Int,
-            reason: String?,
-            apnsID: String?,
-            apnsUniqueID: String? = nil,
-            timestamp: Int64?,
-            attempts: Int,
-            latencyMilliseconds: Double,
-            final: Bool = true,
-            heldMilliseconds: Double? = nil,
-            source: RecordSource
-        ) {
-            self.init(
-                jobID: jobID,
-                recipient: .token(token),
-                app: app,
-                status: status,
-                reason: reason,
-                apnsID: apnsID,
-                apnsUniqueID: apnsUniqueID,
-                timestamp: timestamp,
-                attempts: attempts,
-                latencyMilliseconds: latencyMilliseconds,
-                final: final,
-                heldMilliseconds: heldMilliseconds,
-                source: source
-            )
-        }
-
-        public init(
-            jobID: String,
             recipient: Recipient,
             app: String,
             status: Int,
