@@ -189,19 +189,3 @@ import Testing
         #expect(unreachable.status == 1 && unreachable.stderr.contains("no answer from 127.0.0.1:1"), "\(unreachable.stderr)")
     }
 }
-
-/// Runs the `pushline` binary to its end: exit status, standard output and standard error.
-func runPushline(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-    let process = Process()
-    process.executableURL = WorkerProcess.binary
-    process.arguments = arguments
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    return (process.terminationStatus, stdout, stderr)
-}

@@ -5,19 +5,7 @@ import Testing
 /// The `pushline` binary's exit codes and messages, as operators meet them.
 @Suite struct CommandLineTests {
     func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (Int32, String, String) {
-        let process = Process()
-        process.executableURL = WorkerProcess.binary
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, stdout, stderr)
+        try runPushline(arguments, environment: environment)
     }
 
     @Test func threeMistakesExitTwoWithOneLineEach() throws {
