@@ -29,33 +29,32 @@ final class WindowController: Service, Sendable {
     }
 
     func run() async throws {
-        await cancelWhenGracefulShutdown { await self.loop() }
+        let initial = Sampled(window: target.map { AdaptiveWindow(target: $0, maximum: gate.maximum) })
+        await PeriodicSampling.run(every: interval, state: initial) { self.sample(&$0) }
     }
 
-    private func loop() async {
-        var window = target.map { AdaptiveWindow(target: $0, maximum: gate.maximum) }
+    /// What one sample leaves for the next: the window's rate history and the smoothed delay.
+    private struct Sampled: Sendable {
+        var window: AdaptiveWindow?
         var delay: Double?
-        do {
-            while !Task.isCancelled {
-                if var current = window {
-                    let streams = self.clients.values.reduce(0) { sum, client in
-                        sum + client.status().connections.reduce(0) { $0 + $1.reservedStreams }
-                    }
-                    let limit = current.sample(finished: self.gate.releasedTotal, streamsInUse: streams, now: .now)
-                    window = current
-                    self.gate.setLimit(limit)
-                    self.metrics.sendRate.record(Int(current.rate.rounded()))
-                }
-                self.metrics.window.record(self.gate.limit)
-                if let average = self.meter.takeAverage() {
-                    // Smoothed over about a second of samples.
-                    delay = delay.map { $0 * 0.9 + average * 0.1 } ?? average
-                    self.metrics.queueDelay.record(delay!)
-                }
-                try await Task.sleep(for: self.interval)
+    }
+
+    private func sample(_ state: inout Sampled) {
+        if var current = state.window {
+            let streams = clients.values.reduce(0) { sum, client in
+                sum + client.status().connections.reduce(0) { $0 + $1.reservedStreams }
             }
-        } catch {
-            // Cancelled: graceful shutdown.
+            let limit = current.sample(finished: gate.releasedTotal, streamsInUse: streams, now: .now)
+            state.window = current
+            gate.setLimit(limit)
+            metrics.sendRate.record(Int(current.rate.rounded()))
+        }
+        metrics.window.record(gate.limit)
+        if let average = meter.takeAverage() {
+            // Smoothed over about a second of samples.
+            let delay = state.delay.map { $0 * 0.9 + average * 0.1 } ?? average
+            state.delay = delay
+            metrics.queueDelay.record(delay)
         }
     }
 }
