@@ -75,7 +75,7 @@ public struct AppHealth: Sendable {
     public init(thresholds: Thresholds = Thresholds(), origin: MonotonicInstant = .now) {
         self.thresholds = thresholds
         self.origin = origin
-        self.bucketNanoseconds = max(1, thresholds.window.nanoseconds / Int64(Self.bucketCount))
+        self.bucketNanoseconds = max(1, thresholds.window.wholeNanoseconds / Int64(Self.bucketCount))
     }
 
     public var isHeld: Bool { hold != nil }
@@ -161,7 +161,7 @@ public struct AppHealth: Sendable {
     // MARK: Window
 
     private mutating func bucket(_ now: MonotonicInstant) -> Int {
-        let epoch = max(0, (now - origin).nanoseconds / bucketNanoseconds)
+        let epoch = max(0, now.nanoseconds(since: origin) / bucketNanoseconds)
         let slot = Int(epoch % Int64(Self.bucketCount))
         if epochs[slot] != epoch {
             epochs[slot] = epoch
@@ -173,7 +173,7 @@ public struct AppHealth: Sendable {
 
     /// Answers in the window ending at `now`.
     func totals(_ now: MonotonicInstant) -> (good: Int, systemic: Int) {
-        let epoch = max(0, (now - origin).nanoseconds / bucketNanoseconds)
+        let epoch = max(0, now.nanoseconds(since: origin) / bucketNanoseconds)
         var totalGood = 0
         var totalSystemic = 0
         for slot in 0..<Self.bucketCount where epochs[slot] >= 0 && epoch - epochs[slot] < Int64(Self.bucketCount) {
@@ -181,13 +181,5 @@ public struct AppHealth: Sendable {
             totalSystemic += systemic[slot]
         }
         return (totalGood, totalSystemic)
-    }
-}
-
-extension Duration {
-    /// The duration in whole nanoseconds.
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }

@@ -64,12 +64,12 @@ final class PendingRequest: @unchecked Sendable {
     }
 
     func elapsedMilliseconds(at now: MonotonicInstant) -> Double {
-        Double(now.nanoseconds &- (firstSentAt ?? created).nanoseconds) / 1e6
+        now.milliseconds(since: firstSentAt ?? created)
     }
 
     /// How long this request has waited in holds, in milliseconds (nil when never held).
     func heldMilliseconds(at now: MonotonicInstant) -> Double? {
-        heldSince.map { Double(now.nanoseconds &- $0.nanoseconds) / 1e6 }
+        heldSince.map { now.milliseconds(since: $0) }
     }
 
     func outcome(_ response: APNSResponse, at now: MonotonicInstant) -> APNSOutcome {

@@ -310,7 +310,7 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
                 apnsUniqueID: http2Response.headers.first(named: "apns-unique-id"),
                 body: body
             )
-            let latency = MonotonicInstant.now.nanoseconds &- (request.sentAt ?? request.created).nanoseconds
+            let latency = MonotonicInstant.now.nanoseconds(since: request.sentAt ?? request.created)
             settings.metrics.response(status: response.status, reason: response.reason?.rawValue, latencyNanoseconds: latency)
             ended.append((request, .response(response)))
         case .failure(let error):

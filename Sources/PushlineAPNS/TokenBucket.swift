@@ -36,8 +36,7 @@ struct TokenBucket: Sendable, Equatable {
 
     private mutating func refill(now: MonotonicInstant) {
         guard now > refilledAt else { return }
-        let elapsed = now - refilledAt
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = Double(now.nanoseconds(since: refilledAt)) / 1e9
         tokens = min(burst, tokens + seconds * rate)
         refilledAt = now
     }

@@ -35,6 +35,17 @@ public struct MonotonicInstant: Comparable, Hashable, Sendable, CustomStringConv
         MonotonicInstant(nanoseconds: nanoseconds &+ duration.wholeNanoseconds)
     }
 
+    /// Nanoseconds from `earlier` to this instant (negative when `earlier` is later), without
+    /// going through `Duration`.
+    public func nanoseconds(since earlier: MonotonicInstant) -> Int64 {
+        nanoseconds &- earlier.nanoseconds
+    }
+
+    /// Milliseconds, with fractions, from `earlier` to this instant.
+    public func milliseconds(since earlier: MonotonicInstant) -> Double {
+        Double(nanoseconds(since: earlier)) / 1e6
+    }
+
     public func duration(to other: MonotonicInstant) -> Duration {
         .nanoseconds(other.nanoseconds &- nanoseconds)
     }

@@ -274,7 +274,7 @@ final class JobPipeline: Sendable {
                 extra.append(.init(topic: invalidations, key: Array(channelID.utf8), value: gone))
             }
         }
-        let elapsedNanoseconds = MonotonicInstant.now.nanoseconds &- timing.received.nanoseconds
+        let elapsedNanoseconds = MonotonicInstant.now.nanoseconds(since: timing.received)
         metrics.notification(
             appMetrics,
             status: outcome.status,
