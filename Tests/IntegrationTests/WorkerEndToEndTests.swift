@@ -92,6 +92,14 @@ import Testing
         #expect(
             metrics.contains(#"pushline_notifications_total{app="default",status="200",reason=""} \#(tokens.count - expectedDead.count)"#)
         )
+        // jemalloc's account of the heap, sampled every 250 ms: something allocated, and no more
+        // than the allocator holds in RAM.
+        func gauge(_ name: String) -> Double? {
+            metrics.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
+        }
+        let allocated = try #require(gauge("pushline_heap_allocated_bytes"), "\(metrics)")
+        let resident = try #require(gauge("pushline_heap_resident_bytes"))
+        #expect(allocated > 1_000_000 && allocated <= resident, "allocated \(allocated), resident \(resident)")
 
         // SIGTERM: exits 0, and every offset was committed at the end of every partition.
         worker.terminate()

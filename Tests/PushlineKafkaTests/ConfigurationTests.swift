@@ -23,6 +23,19 @@ import Testing
         #expect(properties["auto.offset.reset"] == "earliest")
     }
 
+    @Test func prefetchIsBoundedAndRefetchedSoonUnlessTheUserSaysOtherwise() throws {
+        let properties = try consumer().librdkafkaProperties()
+        #expect(properties["queued.min.messages"] == "2000")
+        #expect(properties["queued.max.messages.kbytes"] == "4096")
+        #expect(properties["fetch.max.bytes"] == "1048576")
+        // The runtime under test is Confluent's current librdkafka (2.2.0 added the setting).
+        #expect(LibrdkafkaVersion.runtime >= LibrdkafkaVersion(hex: 0x0202_00ff))
+        #expect(properties["fetch.queue.backoff.ms"] == "10", "librdkafka's 1 s backoff starved a busy worker")
+        let overridden = try consumer(["fetch.queue.backoff.ms": "1000", "queued.min.messages": "100000"]).librdkafkaProperties()
+        #expect(overridden["fetch.queue.backoff.ms"] == "1000")
+        #expect(overridden["queued.min.messages"] == "100000")
+    }
+
     @Test func eitherRebalanceProtocolIsAcceptedButNotAMix() throws {
         for strategy in ["roundrobin", "range", "cooperative-sticky"] {
             #expect(
