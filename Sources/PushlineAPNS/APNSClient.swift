@@ -175,6 +175,17 @@ public final class APNSClient: Sendable {
         }
     }
 
+    /// Gives up the work of `groups` (`APNSSendOptions.group`): their requests that have not gone
+    /// out end at once as `withdrawn`, and so do any that come back for another attempt later.
+    /// With `onlyWhileHeld`, only if the app is held. Returns how many ended now.
+    @discardableResult
+    public func withdraw(groups: [UInt64], onlyWhileHeld: Bool = false) -> Int {
+        let now = MonotonicInstant.now
+        let actions = machine.withLock { $0.withdraw(groups: groups, onlyWhileHeld: onlyWhileHeld, now: now) }
+        perform(actions)
+        return actions.finishes.count
+    }
+
     // MARK: Status
 
     /// A connection's state for metrics and readiness.

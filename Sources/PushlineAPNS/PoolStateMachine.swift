@@ -51,6 +51,8 @@ struct PoolStateMachine {
     private var pace: TokenBucket?
     /// Whether the last drain stopped for want of a pacing token (a tick is then needed).
     private var pacedOut = false
+    /// Groups given up by their owner (`withdraw`): their requests never go out again.
+    private var withdrawnGroups: Set<UInt64> = []
 
     init(settings: Settings, now: MonotonicInstant) {
         self.settings = settings
@@ -86,7 +88,7 @@ struct PoolStateMachine {
         let room = max(0, settings.maxQueuedRequests - waiting)
         for (position, request) in requests.enumerated() {
             if position < room {
-                enqueue(request, now: now)
+                enqueue(request, now: now, actions: &actions)
             } else {
                 actions.finishes.append((request, request.outcome(.connection, at: now)))
             }
@@ -201,7 +203,7 @@ struct PoolStateMachine {
     mutating func tick(now: MonotonicInstant) -> PoolActions {
         var actions = PoolActions()
         if let tickAt, tickAt <= now { self.tickAt = nil }
-        if let earliestRetry, earliestRetry <= now { releaseRetries(now: now) }
+        if let earliestRetry, earliestRetry <= now { releaseRetries(now: now, actions: &actions) }
         if let nextSweep, nextSweep <= now {
             self.nextSweep = nil
             sweep(now: now, actions: &actions)
@@ -224,6 +226,44 @@ struct PoolStateMachine {
         queuedWithDeadline = 0
         retrying.removeAll()
         earliestRetry = nil
+        return actions
+    }
+
+    /// The owner gives up the work of `groups` (the worker: Kafka partitions that moved to another
+    /// member, which sends their jobs). Their requests that have not gone out (queued, held,
+    /// waiting to retry) end at once as `withdrawn`, and so does any of them that comes back later
+    /// for another attempt; requests on the wire end with their answers. With `onlyWhileHeld`,
+    /// nothing happens unless the app is held (its requests could not go out soon anyway).
+    mutating func withdraw(groups: [UInt64], onlyWhileHeld: Bool, now: MonotonicInstant) -> PoolActions {
+        var actions = PoolActions()
+        guard !groups.isEmpty, !onlyWhileHeld || health.isHeld else { return actions }
+        withdrawnGroups.formUnion(groups)
+        let withdrawn = Set(groups)
+        func isWithdrawn(_ request: PendingRequest) -> Bool { request.options.group.map(withdrawn.contains) ?? false }
+        var withDeadline = 0
+        queue.retain { request in
+            if isWithdrawn(request) {
+                actions.finishes.append((request, request.outcome(.withdrawn, at: now)))
+                return false
+            }
+            if request.options.deadline != nil { withDeadline += 1 }
+            return true
+        }
+        queuedWithDeadline = withDeadline
+        var kept: [PendingRequest] = []
+        var earliest: MonotonicInstant?
+        for request in retrying {
+            if isWithdrawn(request) {
+                request.retryAt = nil
+                actions.finishes.append((request, request.outcome(.withdrawn, at: now)))
+            } else {
+                kept.append(request)
+                if let at = request.retryAt, earliest.map({ at < $0 }) ?? true { earliest = at }
+            }
+        }
+        retrying = kept
+        earliestRetry = earliest
+        settle(&actions, now: now)
         return actions
     }
 
@@ -313,7 +353,7 @@ struct PoolStateMachine {
                 request.tokenRefreshes += 1
                 request.bearerToken = nil
                 if wasProbe { health.probeReturned() }
-                enqueue(request, atFront: true, now: now)
+                enqueue(request, atFront: true, now: now, actions: &actions)
                 return
             }
         }
@@ -363,8 +403,7 @@ struct PoolStateMachine {
         case .noResponse(let why): final = request.outcome(why, at: now)
         }
         if health.isHeld {
-            hold(request, now: now)
-            actions.heldRequests += 1
+            hold(request, now: now, actions: &actions)
         } else if nonRetryable && health.provenHealthy(now: now) {
             finish(request, final, into: &actions)
         } else {
@@ -373,11 +412,11 @@ struct PoolStateMachine {
     }
 
     /// Back to the queue without counting the attempt; it goes when a probe succeeds.
-    private mutating func hold(_ request: PendingRequest, now: MonotonicInstant) {
+    private mutating func hold(_ request: PendingRequest, now: MonotonicInstant, actions: inout PoolActions) {
         request.attempts = max(0, request.attempts - 1)
         request.bearerToken = nil
         if request.heldSince == nil { request.heldSince = now }
-        enqueue(request, now: now)
+        if enqueue(request, now: now, actions: &actions) { actions.heldRequests += 1 }
     }
 
     private mutating func resume(_ actions: inout PoolActions, now: MonotonicInstant) {
@@ -396,7 +435,7 @@ struct PoolStateMachine {
             return
         }
         request.bearerToken = nil
-        enqueue(request, atFront: true, now: now)
+        enqueue(request, atFront: true, now: now, actions: &actions)
     }
 
     /// A retryable failure: back off and resend (from the machine's retry list), or end with `final`.
@@ -415,7 +454,7 @@ struct PoolStateMachine {
         case .retry(let delay):
             request.bearerToken = nil
             if delay <= .zero {
-                enqueue(request, now: now)
+                enqueue(request, now: now, actions: &actions)
             } else {
                 retry(request, at: now + delay, now: now, actions: &actions)
             }
@@ -432,6 +471,10 @@ struct PoolStateMachine {
             finish(request, request.outcome(.shutdown, at: now), into: &actions)
             return
         }
+        if isWithdrawn(request) {
+            finish(request, request.outcome(.withdrawn, at: now), into: &actions)
+            return
+        }
         request.retryAt = time
         retrying.append(request)
         if earliestRetry.map({ time < $0 }) ?? true { earliestRetry = time }
@@ -443,7 +486,18 @@ struct PoolStateMachine {
 
     // MARK: Queue
 
-    private mutating func enqueue(_ request: PendingRequest, atFront: Bool = false, now: MonotonicInstant) {
+    /// To the queue, unless its group was withdrawn (then it ends `withdrawn`, and false).
+    @discardableResult
+    private mutating func enqueue(
+        _ request: PendingRequest,
+        atFront: Bool = false,
+        now: MonotonicInstant,
+        actions: inout PoolActions
+    ) -> Bool {
+        if isWithdrawn(request) {
+            finish(request, request.outcome(.withdrawn, at: now), into: &actions)
+            return false
+        }
         if request.options.deadline != nil { queuedWithDeadline += 1 }
         if health.isHeld, request.heldSince == nil { request.heldSince = now }
         if atFront {
@@ -451,6 +505,12 @@ struct PoolStateMachine {
         } else {
             queue.append(request)
         }
+        return true
+    }
+
+    private func isWithdrawn(_ request: PendingRequest) -> Bool {
+        guard !withdrawnGroups.isEmpty, let group = request.options.group else { return false }
+        return withdrawnGroups.contains(group)
     }
 
     private mutating func dequeue() -> PendingRequest {
@@ -459,7 +519,7 @@ struct PoolStateMachine {
         return request
     }
 
-    private mutating func releaseRetries(now: MonotonicInstant) {
+    private mutating func releaseRetries(now: MonotonicInstant, actions: inout PoolActions) {
         var kept: [PendingRequest] = []
         var earliest: MonotonicInstant?
         for request in retrying {
@@ -468,7 +528,7 @@ struct PoolStateMachine {
                 if earliest.map({ at < $0 }) ?? true { earliest = at }
             } else {
                 request.retryAt = nil
-                enqueue(request, now: now)
+                enqueue(request, now: now, actions: &actions)
             }
         }
         retrying = kept

@@ -11,6 +11,9 @@ public struct APNSOutcome: Sendable, Hashable {
         /// The pool shut down before a final answer. Not final: the worker publishes nothing for
         /// it and leaves the job uncommitted, so the group's next owner sends it again.
         case shutdown
+        /// Withdrawn before it was sent: its owner gave the work up (the worker: the job's Kafka
+        /// partition went to another member, which sends it). Not final, like `shutdown`.
+        case withdrawn
     }
 
     /// APNs' response, or nil when none was received.
@@ -50,6 +53,9 @@ public struct APNSOutcome: Sendable, Hashable {
 
     public var disposition: APNSDisposition {
         if let response { return APNSDisposition(response) }
-        return .retryable(noResponse == .expired || noResponse == .shutdown ? .expired : .transport)
+        switch noResponse {
+        case .expired, .shutdown, .withdrawn: return .retryable(.expired)
+        case .timeout, .connection, nil: return .retryable(.transport)
+        }
     }
 }

@@ -101,6 +101,21 @@ public struct AssignmentState: Sendable {
         return true
     }
 
+    /// Gives up a started record without completing it: a revoke stops waiting for it, and the
+    /// offset never advances past it (the partition's next owner does it).
+    public mutating func abandon(_ id: RecordID) {
+        guard let index = partitions.index(forKey: id.topicPartition) else { return }
+        inPlace(index) { partition in
+            guard partition.generation == id.generation else { return }
+            partition.started = max(0, partition.started - 1)
+        }
+    }
+
+    /// The generations `subset`'s records were handed out under (`RecordID.generation`).
+    public func generations(_ subset: [TopicPartition]) -> [UInt64] {
+        subset.compactMap { partitions[$0]?.generation }
+    }
+
     /// Records started and not yet completed on `subset` (all partitions when nil): what a
     /// revoke (or close) waits for.
     public func started(_ subset: [TopicPartition]? = nil) -> Int {

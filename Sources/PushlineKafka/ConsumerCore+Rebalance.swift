@@ -66,6 +66,7 @@ extension ConsumerCore: RDKafkaRebalanceHandler {
         assignments.beginRevoke(list)
         var inFlight = assignments.started(list)
         let startedAtRevoke = inFlight
+        let generations = assignments.generations(list)
         condition.unlock()
         if !lost, !list.isEmpty {
             logger.info(
@@ -73,14 +74,24 @@ extension ConsumerCore: RDKafkaRebalanceHandler {
                 metadata: ["partitions": "\(list)"]
             )
         }
+        if startedAtRevoke > 0 {
+            // Outside the lock: the owner's answer may abandon records at once.
+            notify(list, generations: generations, stage: lost ? .givingUp : .began)
+        }
         condition.lock()
         if !lost {
             drainWaiting = true
+            inFlight = assignments.started(list)
             while inFlight > 0 && ContinuousClock.now < deadline {
                 _ = condition.wait(until: Date(timeIntervalSinceNow: (deadline - .now).seconds))
                 inFlight = assignments.started(list)
             }
             drainWaiting = false
+            if inFlight > 0 {
+                condition.unlock()
+                notify(list, generations: generations, stage: .givingUp)
+                condition.lock()
+            }
         }
         let completed = assignments.finishRevoke(list)
         condition.unlock()
@@ -111,6 +122,10 @@ extension ConsumerCore: RDKafkaRebalanceHandler {
             )
         }
         continuation.yield(.revoked(list))
+    }
+
+    private func notify(_ list: [TopicPartition], generations: [UInt64], stage: RevokeNotice.Stage) {
+        onRevoke?(RevokeNotice(partitions: list, generations: generations, stage: stage))
     }
 
     private func check(_ error: OpaquePointer?, _ what: String) {

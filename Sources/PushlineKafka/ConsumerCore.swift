@@ -22,6 +22,8 @@ final class ConsumerCore: @unchecked Sendable {
     /// Where the bulk partitions' records wait until the buffer has room; the consumer queue
     /// keeps rebalances, logs and the priority partitions' records, and is polled in every state.
     let bulkQueue: RDKafkaQueue
+    /// Told when a revoke begins and when it gives up on started records (poll thread).
+    let onRevoke: (@Sendable (RevokeNotice) -> Void)?
 
     // Guarded by `condition`.
     var assignments = AssignmentState()
@@ -64,8 +66,10 @@ final class ConsumerCore: @unchecked Sendable {
         configuration: KafkaConsumerConfiguration,
         logger: Logger,
         continuation: AsyncThrowingStream<KafkaConsumerEvent, any Error>.Continuation,
-        priorityContinuation: AsyncThrowingStream<KafkaConsumerEvent, any Error>.Continuation
+        priorityContinuation: AsyncThrowingStream<KafkaConsumerEvent, any Error>.Continuation,
+        onRevoke: (@Sendable (RevokeNotice) -> Void)? = nil
     ) {
+        self.onRevoke = onRevoke
         self.client = client
         self.configuration = configuration
         self.logger = logger
@@ -99,6 +103,13 @@ final class ConsumerCore: @unchecked Sendable {
     func complete(_ id: RecordID, weight: Int) {
         condition.lock()
         _ = assignments.complete(id, weight: weight)
+        if drainWaiting { condition.broadcast() }
+        condition.unlock()
+    }
+
+    func abandon(_ id: RecordID) {
+        condition.lock()
+        assignments.abandon(id)
         if drainWaiting { condition.broadcast() }
         condition.unlock()
     }

@@ -20,10 +20,13 @@ public final class KafkaConsumer: Sendable {
 
     /// Creates the consumer, subscribes, and starts its poll thread.
     /// `onStatistics` gets librdkafka's statistics JSON every `statisticsInterval` (poll thread).
+    /// `onRevoke` hears when a revoke with started records begins, and when it gives up on them
+    /// (poll thread, inside the rebalance): the place to withdraw their work that cannot finish.
     public init(
         configuration: KafkaConsumerConfiguration,
         logger: Logger,
-        onStatistics: (@Sendable (String) -> Void)? = nil
+        onStatistics: (@Sendable (String) -> Void)? = nil,
+        onRevoke: (@Sendable (RevokeNotice) -> Void)? = nil
     ) throws(KafkaError) {
         let properties = try configuration.librdkafkaProperties()
         LibrdkafkaVersion.logRuntime(to: logger, client: "consumer")
@@ -49,7 +52,8 @@ public final class KafkaConsumer: Sendable {
             configuration: configuration,
             logger: logger,
             continuation: continuation,
-            priorityContinuation: priorityContinuation
+            priorityContinuation: priorityContinuation,
+            onRevoke: onRevoke
         )
         self.core = core
         self.events = KafkaConsumerEvents(stream: stream, core: core, priority: false)
@@ -70,6 +74,13 @@ public final class KafkaConsumer: Sendable {
     /// by the poll thread. Ignored for records of partitions revoked since delivery.
     public func complete(_ id: RecordID, weight: Int = 1) {
         core.complete(id, weight: weight)
+    }
+
+    /// Gives up a started record without completing it (its work was withdrawn): a revoke stops
+    /// waiting for it, and its offset is never stored here, so the partition's next owner does it.
+    /// Thread-safe and cheap (one lock).
+    public func abandon(_ id: RecordID) {
+        core.abandon(id)
     }
 
     /// The weight of completed records whose offsets are not committed yet, on assigned

@@ -238,6 +238,56 @@ import Testing
         await harness.stop()
     }
 
+    /// A member joins while the app is held: the old owner withdraws the held notifications of
+    /// the partitions it gives up (instead of waiting out the revoke's bound and sending them when
+    /// APNs heals, as the new owner does too), and every notification is delivered once.
+    @Test func aRebalanceDuringAHoldSendsEveryHeldNotificationOnce() async throws {
+        let harness = try await Harness.start { configuration in
+            configuration.outageStatus = 503
+            configuration.outageReason = "ServiceUnavailable"
+            configuration.outageSeconds = 30
+        }
+        let watcher = try await ResultWatcher.start(harness)
+        let (values, keys, tokens) = WorkerEndToEndTests.jobs(400, tokensPerJob: 4, prefix: "held")
+        _ = try await harness.produce(values, keys: keys)
+        let first = try harness.startWorker()
+        try await waitUntil("the app to be held", timeout: .seconds(60)) {
+            (try? await harness.scrape("/metrics"))?.1.contains(#"pushline_app_held{app="default"} 1"#) ?? false
+        }
+
+        let joined = ContinuousClock.now
+        let (second, port) = try ScaleOutTests.secondWorker(harness)
+        try await waitUntil("the newcomer owns partitions", timeout: .seconds(60), interval: .milliseconds(100)) {
+            second.log.contains("rebalance: assigned")
+        }
+        let owned = ContinuousClock.now - joined
+        #expect(owned < .seconds(15), "the newcomer owned partitions \(owned) after joining")
+        #expect(first.log.contains("withdrew"), "the old owner withdrew the held work:\n\(first.log.suffix(3000))")
+        #expect(!first.log.contains("drain timed out"), "the revoke did not wait out its bound")
+        #expect(watcher.deliveredTokens.distinct == 0, "nothing was delivered during the outage")
+
+        try await waitUntil("every notification delivered", timeout: .seconds(180)) {
+            watcher.deliveredTokens.distinct >= tokens.count
+        }
+        try await Task.sleep(for: .seconds(2))
+        let (distinct, duplicates) = watcher.deliveredTokens
+        #expect(distinct == tokens.count, "nothing missing")
+        #expect(duplicates == 0, "no notification sent twice")
+        let stats = harness.mock.stats
+        #expect(
+            stats.requests - stats.outageAnswers == tokens.count,
+            "APNs answered each notification once outside the outage: \(stats.byStatus)"
+        )
+        print("rebalance during a hold: newcomer owned partitions after \(owned); \(distinct) delivered, \(duplicates) duplicates")
+        first.terminate()
+        second.terminate()
+        #expect(await first.waitForExit(timeout: .seconds(40)) == 0)
+        #expect(await second.waitForExit(timeout: .seconds(40)) == 0)
+        _ = port
+        await watcher.stop()
+        await harness.stop()
+    }
+
     /// Lanes and holds: an urgent job of a held app waits with its app; urgent jobs of another
     /// app are not delayed by it (nor by the held app's bulk backlog).
     @Test func urgentJobsOfAHeldAppWaitWithItAndOtherAppsUrgentJobsDoNot() async throws {

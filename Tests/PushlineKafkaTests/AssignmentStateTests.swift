@@ -67,6 +67,31 @@ private func taken(_ state: inout AssignmentState, _ partition: TopicPartition, 
         #expect(state.assigned.isEmpty)
     }
 
+    /// An abandoned record (its work withdrawn in a revoke) no longer holds the revoke up, and
+    /// the offset never passes it: the partition's next owner does it.
+    @Test func anAbandonedRecordEndsTheWaitButIsNeverCommitted() throws {
+        var state = AssignmentState()
+        state.assign([p0])
+        let first = try taken(&state, p0, 0)
+        let held = try taken(&state, p0, 1)
+        let started = (state.start(first), state.start(held))
+        #expect(started == (true, true))
+        #expect(state.generations([p0, p1]) == [first.generation], "only assigned partitions have one")
+        state.beginRevoke([p0])
+        _ = state.complete(first)
+        #expect(state.started([p0]) == 1)
+        state.abandon(held)
+        #expect(state.started([p0]) == 0, "nothing left to wait for")
+        #expect(state.finishRevoke([p0]).map(\.1) == [1], "the commit stops before the abandoned record")
+        // An abandon from an older generation does not touch a new one's count.
+        state.assign([p0])
+        let again = try taken(&state, p0, 1)
+        let startedAgain = state.start(again)
+        #expect(startedAgain)
+        state.abandon(held)
+        #expect(state.started([p0]) == 1)
+    }
+
     /// A revoke waits for started records only: one handed out but not started when the revoke
     /// began is refused at start, left uncompleted, and so left to the next owner.
     @Test func aRevokeWaitsOnlyForStartedRecordsAndRefusesToStartTheRest() throws {

@@ -27,6 +27,8 @@ final class JobPipeline: Sendable {
     private let invalidateOn: Set<String>
     /// Completes a record's offset, with its weight (notifications).
     private let complete: @Sendable (RecordID, Int) -> Void
+    /// Gives a started record up without completing it (its work was withdrawn), with its weight.
+    private let abandon: @Sendable (RecordID, Int) -> Void
     let gate: InflightGate
     private let metrics: WorkerMetrics
     private let ids = APNSIDGenerator()
@@ -51,7 +53,8 @@ final class JobPipeline: Sendable {
         metrics: WorkerMetrics,
         logger: Logger,
         wallClockMilliseconds: @escaping @Sendable () -> Int64 = WallClock.milliseconds,
-        complete: @escaping @Sendable (RecordID, Int) -> Void
+        complete: @escaping @Sendable (RecordID, Int) -> Void,
+        abandon: @escaping @Sendable (RecordID) -> Void = { _ in }
     ) {
         self.decoder = decoder
         self.clients = clients
@@ -71,6 +74,11 @@ final class JobPipeline: Sendable {
         self.complete = { id, weight in
             // Uncommitted all along: the consumer counts the weight from here until the commit.
             complete(id, weight)
+            activeNotifications.subtract(weight)
+            active.subtract(1)
+        }
+        self.abandon = { id, weight in
+            abandon(id)
             activeNotifications.subtract(weight)
             active.subtract(1)
         }
@@ -130,7 +138,12 @@ final class JobPipeline: Sendable {
         activeNotifications.add(tokens.count)
         let weight = tokens.count
         let laneMetrics = metrics.lane(lane)
-        let progress = JobProgress(tokens: tokens.count, gate: gate, lane: lane) { [complete, metrics, wallClockMilliseconds] in
+        let progress = JobProgress(tokens: tokens.count, gate: gate, lane: lane) {
+            [complete, abandon, metrics, wallClockMilliseconds] done in
+            guard done else {
+                abandon(id, weight)
+                return
+            }
             metrics.jobCompleted()
             metrics.laneJobCompleted(
                 laneMetrics,
@@ -150,7 +163,7 @@ final class JobPipeline: Sendable {
             preconditionFailure("job \(job.id) names app '\(job.app)' with no APNs client")
         }
 
-        let options = sendOptions(for: job, lane: lane)
+        let options = sendOptions(for: job, lane: lane, group: id.generation)
         if let deadline = options.deadline, deadline <= .now {
             for token in tokens {
                 finish(
@@ -191,9 +204,10 @@ final class JobPipeline: Sendable {
         var lane: WorkerMetrics.LaneMetrics
     }
 
-    /// The job's deadline and the last moment a retry may start, as monotonic instants.
-    private func sendOptions(for job: Job, lane: SendLane) -> APNSSendOptions {
-        guard job.deadlineMilliseconds != nil || job.expiration != nil else { return APNSSendOptions(lane: lane) }
+    /// The job's deadline and the last moment a retry may start, as monotonic instants; `group`
+    /// is its partition's assignment generation, which a revoke may withdraw.
+    private func sendOptions(for job: Job, lane: SendLane, group: UInt64) -> APNSSendOptions {
+        guard job.deadlineMilliseconds != nil || job.expiration != nil else { return APNSSendOptions(lane: lane, group: group) }
         let nowWall = wallClockMilliseconds()
         let nowMono = MonotonicInstant.now
         func instant(_ wallMilliseconds: Int64) -> MonotonicInstant {
@@ -206,7 +220,7 @@ final class JobPipeline: Sendable {
             let expires = expiration == 0 ? nowMono : instant(expiration * 1000)
             retryUntil = retryUntil.map { min($0, expires) } ?? expires
         }
-        return APNSSendOptions(deadline: deadline, retryUntil: retryUntil, lane: lane)
+        return APNSSendOptions(deadline: deadline, retryUntil: retryUntil, lane: lane, group: group)
     }
 
     /// A token's final outcome: publish its records; the token leaves the in-flight count when
@@ -222,10 +236,10 @@ final class JobPipeline: Sendable {
         appMetrics: WorkerMetrics.AppMetrics,
         progress: JobProgress
     ) {
-        if outcome.noResponse == .shutdown {
-            // The pool shut down before a final answer: nothing is published, and the job stays
-            // uncommitted (the consumer closed before the pools), so the group's next owner sends
-            // it again. The token leaves the in-flight count all the same.
+        if outcome.noResponse == .shutdown || outcome.noResponse == .withdrawn {
+            // The pool shut down before a final answer, or a revoke withdrew the token's request:
+            // nothing is published, and the job is never completed, so the group's next owner
+            // sends it again. The token leaves the in-flight count all the same.
             progress.tokenAbandoned()
             return
         }

@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import PushlineAPNS
+import PushlineKafka
 import ServiceLifecycle
 
 /// The APNs client pools, one per app, on one shared group of event loops, as a Service: the
@@ -51,6 +52,25 @@ final class APNSPools: Service, Sendable {
             await client.shutdown()
         }
         try? await group.shutdownGracefully()
+    }
+
+    /// A revoke's notice: `began` withdraws what held apps keep of the revoked partitions (it
+    /// cannot go out before the partitions move), `givingUp` everything of theirs not yet sent.
+    /// Either way their jobs are abandoned, and the partitions' next owner sends them, once.
+    func withdraw(_ notice: RevokeNotice) {
+        let onlyWhileHeld = notice.stage == .began
+        var withdrawn = 0
+        for client in clients.values {
+            withdrawn += client.withdraw(groups: notice.generations, onlyWhileHeld: onlyWhileHeld)
+        }
+        guard withdrawn > 0 else { return }
+        logger.notice(
+            "withdrew \(withdrawn) unsent notifications of revoked partitions; their next owner sends them",
+            metadata: [
+                "partitions": "\(notice.partitions)",
+                "why": "\(onlyWhileHeld ? "their app is held" : "the revoke gave up waiting")",
+            ]
+        )
     }
 
     /// Whether some app is held and every other pool is idle: what the pools still hold will not

@@ -53,7 +53,8 @@ public struct Worker: Sendable {
                 maxBufferedRecords: 2000
             ),
             logger: logger,
-            onStatistics: { json in lag.update(json) }
+            onStatistics: { json in lag.update(json) },
+            onRevoke: { notice in pools.withdraw(notice) }
         )
         logger.info(
             "Kafka consumer subscribed",
@@ -80,7 +81,8 @@ public struct Worker: Sendable {
             gate: gate,
             metrics: metrics,
             logger: logger,
-            complete: { consumer.complete($0, weight: $1) }
+            complete: { consumer.complete($0, weight: $1) },
+            abandon: { consumer.abandon($0) }
         )
         let sampler = GaugeSampler(
             metrics: metrics,
