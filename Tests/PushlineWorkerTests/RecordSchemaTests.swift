@@ -117,6 +117,31 @@ import Testing
 
     // MARK: Result records
 
+    /// A single-token job's template writes its record in one pass; the bytes are the same as
+    /// through the shared parts a many-token job's template keeps.
+    @Test(arguments: [false, true]) func aOneRecordTemplateWritesTheSameBytes(broadcast: Bool) {
+        let source = RecordSource(topic: "push.jobs", partition: 3, offset: 1234)
+        let shared = DeliveryRecordTemplate(jobID: "c42-\"17\"", app: "default", source: source, broadcast: broadcast)
+        let single = DeliveryRecordTemplate(jobID: "c42-\"17\"", app: "default", source: source, broadcast: broadcast, records: 1)
+        for (status, reason, held) in [(200, nil, nil), (410, "Unregistered", 12.5)] as [(Int, String?, Double?)] {
+            func encode(_ template: DeliveryRecordTemplate) -> [UInt8] {
+                template.encode(
+                    token: Self.token,
+                    status: status,
+                    reason: reason,
+                    apnsID: "5C2E3B4A-0000-4000-8000-000000000001",
+                    timestamp: reason == nil ? nil : 1_700_000_000_000,
+                    attempts: 2,
+                    latencyMilliseconds: 3.21,
+                    heldMilliseconds: held
+                )
+            }
+            let bytes = encode(single)
+            #expect(bytes == encode(shared), "\(String(decoding: bytes, as: UTF8.self))")
+            #expect(String(decoding: bytes, as: UTF8.self).hasPrefix(#"{"type":"delivery","job_id":"c42-\"17\"","#))
+        }
+    }
+
     @Test func encodedRecordsMatchTheirSchemas() throws {
         let source = RecordSource(topic: "push.jobs", partition: 3, offset: 1234)
         let ids = APNSIDGenerator()

@@ -136,26 +136,25 @@ final class JobPipeline: Sendable {
         let tokens = job.recipients
         gate.add(tokens.count, lane: lane)
         activeNotifications.add(tokens.count)
-        let weight = tokens.count
         let laneMetrics = metrics.lane(lane)
-        let progress = JobProgress(tokens: tokens.count, gate: gate, lane: lane) {
-            [complete, abandon, metrics, wallClockMilliseconds] done in
-            guard done else {
-                abandon(id, weight)
-                return
-            }
-            metrics.jobCompleted()
-            metrics.laneJobCompleted(
-                laneMetrics,
-                notifications: weight,
-                resultAgeMilliseconds: producedAt.map { wallClockMilliseconds() - $0 }
-            )
-            complete(id, weight)
-        }
+        let progress = JobProgress(
+            id: id,
+            tokens: tokens.count,
+            lane: lane,
+            laneMetrics: laneMetrics,
+            producedAt: producedAt,
+            pipeline: self
+        )
         // Every delivery record of the job has the job id as its key, and the same job id, app and
         // source in its value: made once for all of them.
         let key = Array(job.id.utf8)
-        let template = DeliveryRecordTemplate(jobID: job.id, app: job.app, source: source, broadcast: job.channelID != nil)
+        let template = DeliveryRecordTemplate(
+            jobID: job.id,
+            app: job.app,
+            source: source,
+            broadcast: job.channelID != nil,
+            records: tokens.count
+        )
         let appMetrics = self.appMetrics[job.app] ?? metrics.app(job.app)
         let timing = Timing(received: received, lane: laneMetrics)
         guard let client = clients[job.app] else {
@@ -196,6 +195,22 @@ final class JobPipeline: Sendable {
                 progress: progress
             )
         }
+    }
+
+    /// A job's last token ended (`JobProgress`): complete its record, or, when a token was
+    /// abandoned, give the record up uncompleted.
+    func jobEnded(_ progress: JobProgress, done: Bool) {
+        guard done else {
+            abandon(progress.id, progress.weight)
+            return
+        }
+        metrics.jobCompleted()
+        metrics.laneJobCompleted(
+            progress.laneMetrics,
+            notifications: progress.weight,
+            resultAgeMilliseconds: progress.producedAt.map { wallClockMilliseconds() - $0 }
+        )
+        complete(progress.id, progress.weight)
     }
 
     /// When a job's record arrived, and its lane, for its tokens' latency metrics.

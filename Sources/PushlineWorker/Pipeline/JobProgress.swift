@@ -1,27 +1,42 @@
 import PushlineAPNS
+import PushlineKafka
 import Synchronization
 
 /// One job's tokens on their way out: a token leaves the in-flight gate when Kafka has its
 /// records (or when it is abandoned), and the job ends with its last token: done, or abandoned
 /// when any token was.
 ///
-/// One object per job; `tokenAcknowledged` is what each token's last acknowledgement calls, so a
-/// token with one record needs no counter (and no closure) of its own.
+/// One object per job, which also carries what the job's end reports (record id, weight, lane),
+/// so that ending a job needs no closure. `tokenAcknowledged` is what each token's last
+/// acknowledgement calls, so a token with one record needs no counter of its own.
 final class JobProgress: Sendable {
+    let id: RecordID
+    /// The job's notifications.
+    let weight: Int
+    let lane: SendLane
+    let laneMetrics: WorkerMetrics.LaneMetrics
+    /// When the job's record was produced (Kafka timestamp, wall-clock milliseconds), if known.
+    let producedAt: Int64?
     private let remaining: Atomic<Int>
     private let abandoned = Atomic<Bool>(false)
-    private let gate: InflightGate
-    private let lane: SendLane
-    /// Called once, with the last token: true when every token's records are in Kafka, false when
-    /// some token was abandoned (the job must not be completed: the group's next owner redoes it).
-    private let ended: @Sendable (_ done: Bool) -> Void
+    private let pipeline: JobPipeline
 
-    init(tokens: Int, gate: InflightGate, lane: SendLane = .bulk, ended: @escaping @Sendable (_ done: Bool) -> Void) {
+    init(
+        id: RecordID,
+        tokens: Int,
+        lane: SendLane,
+        laneMetrics: WorkerMetrics.LaneMetrics,
+        producedAt: Int64?,
+        pipeline: JobPipeline
+    ) {
         precondition(tokens > 0)
-        self.remaining = Atomic(tokens)
-        self.gate = gate
+        self.id = id
+        self.weight = tokens
         self.lane = lane
-        self.ended = ended
+        self.laneMetrics = laneMetrics
+        self.producedAt = producedAt
+        self.remaining = Atomic(tokens)
+        self.pipeline = pipeline
     }
 
     /// A token that will get no record here (its pool shut down first, or its work was withdrawn
@@ -36,9 +51,11 @@ final class JobProgress: Sendable {
     }
 
     private func tokenEnded() {
-        gate.release(1, lane: lane)
+        pipeline.gate.release(1, lane: lane)
         if remaining.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
-            ended(!abandoned.load(ordering: .acquiring))
+            // True when every token's records are in Kafka; false when a token was abandoned (the
+            // job must not be completed: the group's next owner redoes it).
+            pipeline.jobEnded(self, done: !abandoned.load(ordering: .acquiring))
         }
     }
 }

@@ -1,38 +1,63 @@
-/// Encodes the delivery records of one job. The fields every token of the job shares (job id,
-/// app, source) are encoded once, when the template is made; each token then costs only its own
-/// fields. `ResultRecord.encoded()` goes through here too, so there is one encoding of a delivery.
+/// Encodes the delivery records of one job. With more than one record to write, the fields every
+/// token of the job shares (job id, app, source) are encoded once, when the template is made, and
+/// each token then costs only its own fields; with one (a single-token job), the template keeps
+/// the fields and writes everything in one pass, one allocation in all.
+/// `ResultRecord.encoded()` goes through here too, so there is one encoding of a delivery.
 /// A broadcast job's template writes `channel_id` where a token's writes `token`.
 struct DeliveryRecordTemplate: Sendable {
-    /// The fixed parts, one after another in one array (one allocation per job):
-    /// `{"type":"delivery","job_id":"…","token":` (or `"channel_id":`) up to `appStart`,
-    /// `,"app":"…","status":` up to `tailStart`, and `,"source":{…}}` to the end.
-    private let parts: [UInt8]
-    private let appStart: Int
-    private let tailStart: Int
+    private enum Storage: Sendable {
+        /// The fixed parts, one after another in one array (one allocation per job):
+        /// `{"type":"delivery","job_id":"…","token":` (or `"channel_id":`) up to `appStart`,
+        /// `,"app":"…","status":` up to `tailStart`, and `,"source":{…}}` to the end.
+        case parts([UInt8], appStart: Int, tailStart: Int)
+        /// The shared fields themselves, written with each record.
+        case fields(jobID: String, app: String, source: RecordSource, broadcast: Bool)
+    }
 
-    init(jobID: String, app: String, source: RecordSource, broadcast: Bool = false) {
+    private let storage: Storage
+
+    /// - Parameter records: how many records the template will write; one writes them directly.
+    init(jobID: String, app: String, source: RecordSource, broadcast: Bool = false, records: Int = 2) {
+        guard records > 1 else {
+            storage = .fields(jobID: jobID, app: app, source: source, broadcast: broadcast)
+            return
+        }
         var appStart = 0
         var tailStart = 0
-        parts = JSONWriter.encode(estimate: 128 + jobID.utf8.count + app.utf8.count + source.topic.utf8.count) { json in
-            json.raw("{\"type\":\"delivery\",")
-            json.key("job_id")
-            json.string(jobID)
-            json.raw(",")
-            json.key(broadcast ? "channel_id" : "token")
+        let parts = JSONWriter.encode(estimate: 128 + jobID.utf8.count + app.utf8.count + source.topic.utf8.count) { json in
+            Self.writeHead(jobID: jobID, broadcast: broadcast, into: &json)
             appStart = json.count
-            json.raw(",")
-            json.key("app")
-            json.string(app)
-            json.raw(",")
-            json.key("status")
+            Self.writeMiddle(app: app, into: &json)
             tailStart = json.count
-            json.raw(",")
-            json.key("source")
-            ResultRecord.write(source, into: &json)
-            json.raw("}")
+            Self.writeTail(source, into: &json)
         }
-        self.appStart = appStart
-        self.tailStart = tailStart
+        storage = .parts(parts, appStart: appStart, tailStart: tailStart)
+    }
+
+    /// `{"type":"delivery","job_id":"…","token":` (or `"channel_id":`).
+    private static func writeHead(jobID: String, broadcast: Bool, into json: inout JSONWriter) {
+        json.raw("{\"type\":\"delivery\",")
+        json.key("job_id")
+        json.string(jobID)
+        json.raw(",")
+        json.key(broadcast ? "channel_id" : "token")
+    }
+
+    /// `,"app":"…","status":`.
+    private static func writeMiddle(app: String, into json: inout JSONWriter) {
+        json.raw(",")
+        json.key("app")
+        json.string(app)
+        json.raw(",")
+        json.key("status")
+    }
+
+    /// `,"source":{…}}`.
+    private static func writeTail(_ source: RecordSource, into json: inout JSONWriter) {
+        json.raw(",")
+        json.key("source")
+        ResultRecord.write(source, into: &json)
+        json.raw("}")
     }
 
     /// The record of one token (the delivery's job id, app and source are the template's).
@@ -66,13 +91,25 @@ struct DeliveryRecordTemplate: Sendable {
     ) -> [UInt8] {
         // The fixed parts, the keys, the strings as they are and room for the numbers: enough
         // unless a string needs many escapes (then the writer grows and copies once).
+        let shared: Int
+        switch storage {
+        case .parts(let parts, _, _): shared = parts.count
+        case .fields(let jobID, let app, let source, _): shared = 128 + jobID.utf8.count + app.utf8.count + source.topic.utf8.count
+        }
         let estimate =
-            parts.count + token.utf8.count + 2 * 18 + (reason?.utf8.count ?? 0) + (apnsID?.utf8.count ?? 0)
+            shared + token.utf8.count + 2 * 18 + (reason?.utf8.count ?? 0) + (apnsID?.utf8.count ?? 0)
             + (apnsUniqueID?.utf8.count ?? 0) + 180
         return JSONWriter.encode(estimate: estimate) { json in
-            json.raw(parts[..<appStart])
-            json.string(token)
-            json.raw(parts[appStart..<tailStart])
+            switch storage {
+            case .parts(let parts, let appStart, let tailStart):
+                json.raw(parts[..<appStart])
+                json.string(token)
+                json.raw(parts[appStart..<tailStart])
+            case .fields(let jobID, let app, _, let broadcast):
+                Self.writeHead(jobID: jobID, broadcast: broadcast, into: &json)
+                json.string(token)
+                Self.writeMiddle(app: app, into: &json)
+            }
             json.integer(status)
             json.raw(",")
             json.key("reason")
@@ -100,7 +137,10 @@ struct DeliveryRecordTemplate: Sendable {
                 json.key("held_ms")
                 json.tenths(heldMilliseconds)
             }
-            json.raw(parts[tailStart...])
+            switch storage {
+            case .parts(let parts, _, let tailStart): json.raw(parts[tailStart...])
+            case .fields(_, _, let source, _): Self.writeTail(source, into: &json)
+            }
         }
     }
 }

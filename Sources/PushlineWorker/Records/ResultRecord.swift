@@ -154,7 +154,7 @@ public enum ResultRecord: Sendable, Hashable {
         switch self {
         case .delivery(let d):
             let broadcast = if case .channel = d.recipient { true } else { false }
-            return DeliveryRecordTemplate(jobID: d.jobID, app: d.app, source: d.source, broadcast: broadcast).encode(d)
+            return DeliveryRecordTemplate(jobID: d.jobID, app: d.app, source: d.source, broadcast: broadcast, records: 1).encode(d)
         case .channelGone(let g):
             json.raw("{\"type\":\"channel_gone\",")
             json.key("channel_id")
