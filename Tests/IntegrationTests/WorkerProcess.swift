@@ -47,9 +47,12 @@ final class WorkerProcess: @unchecked Sendable {
         kill(process.processIdentifier, SIGKILL)
     }
 
-    /// Waits for the process to exit; its exit status, or nil after `timeout`.
+    /// Waits for the process to exit; its exit status, or nil after `timeout`, when the process
+    /// is killed (SIGKILL): a worker that hangs fails its test instead of hanging the suite (the
+    /// wait for its exit status cannot be cancelled, so the group would never end).
     func waitForExit(timeout: Duration) async -> Int32? {
         let exitStatus = self.exitStatus
+        let pid = process.processIdentifier
         return await withTaskGroup(of: Int32?.self) { group in
             group.addTask { await exitStatus.value }
             group.addTask {
@@ -57,6 +60,7 @@ final class WorkerProcess: @unchecked Sendable {
                 return nil
             }
             let first = await group.next() ?? nil
+            if first == nil { kill(pid, SIGKILL) }
             group.cancelAll()
             return first
         }
