@@ -80,6 +80,49 @@ import Testing
         await harness.stop()
     }
 
+    /// A revoke whose drain times out (APNs answers after 3 s, the bound is 2 s): the old owner
+    /// withdraws what it has not sent, so only requests already on the wire (at most its streams)
+    /// go twice, and both workers still exit cleanly.
+    @Test func aRevokeThatTimesOutSendsNothingUnsentAfterTheHandover() async throws {
+        let harness = try await Harness.start(shutdownTimeoutMilliseconds: 2000) { mock in
+            mock.latencyMilliseconds = 3000
+            mock.maxStreams = 5
+        }
+        let watcher = try await ResultWatcher.start(harness)
+        let (values, keys, tokens) = WorkerEndToEndTests.jobs(100, tokensPerJob: 2, prefix: "slow")
+        _ = try await harness.produce(values, keys: keys)
+        let first = try harness.startWorker()
+        try await waitUntil("the first worker owns partitions", timeout: .seconds(60), interval: .milliseconds(100)) {
+            first.log.contains("rebalance: assigned")
+        }
+        try await Task.sleep(for: .seconds(2))
+        let (second, port) = try Self.secondWorker(harness)
+        try await waitUntil("the newcomer owns partitions", timeout: .seconds(60), interval: .milliseconds(100)) {
+            second.log.contains("rebalance: assigned")
+        }
+        #expect(first.log.contains("revoke drain timed out"), "the drain reached its bound")
+        #expect(first.log.contains("withdrew"), "and the unsent work was withdrawn")
+
+        try await waitUntil("every notification delivered", timeout: .seconds(150)) {
+            watcher.deliveredTokens.distinct >= tokens.count
+        }
+        // Late answers of requests that were on the wire at the handover.
+        try await Task.sleep(for: .seconds(4))
+        let (distinct, duplicates) = watcher.deliveredTokens
+        #expect(distinct == tokens.count, "nothing missing")
+        // 4 connections x 5 streams were on the wire; without the withdrawal the old owner sent
+        // its whole backlog again after the handover.
+        #expect(duplicates <= 20, "only requests on the wire went twice: \(duplicates)")
+        print("revoke drain timeout: \(distinct) delivered, \(duplicates) duplicates")
+        first.terminate()
+        second.terminate()
+        #expect(await first.waitForExit(timeout: .seconds(40)) == 0, "\(first.log.suffix(2000))")
+        #expect(await second.waitForExit(timeout: .seconds(40)) == 0)
+        _ = port
+        await watcher.stop()
+        await harness.stop()
+    }
+
     @Test func aGracefulScaleInResendsNothingAndTheSurvivorTakesOverWithinSeconds() async throws {
         let (harness, watcher, total) = try await Self.start()
         let first = try harness.startWorker()
