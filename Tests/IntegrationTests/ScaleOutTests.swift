@@ -28,6 +28,27 @@ import Testing
         return (worker, port)
     }
 
+    /// Starts a second worker and waits until it owns partitions; also returns how long that took.
+    static func joinSecondWorker(_ harness: Harness, timeout: Duration) async throws -> (WorkerProcess, ReservedPort, Duration) {
+        let joined = ContinuousClock.now
+        let (second, port) = try secondWorker(harness)
+        try await waitUntil("the newcomer owns partitions", timeout: timeout, interval: .milliseconds(100)) {
+            second.log.contains("rebalance: assigned")
+        }
+        return (second, port, ContinuousClock.now - joined)
+    }
+
+    /// Stops the workers (each must exit 0), then the watcher and the harness.
+    static func stop(_ workers: [WorkerProcess], _ watcher: ResultWatcher, _ harness: Harness) async {
+        for worker in workers { worker.terminate() }
+        for worker in workers {
+            let status = await worker.waitForExit(timeout: .seconds(40))
+            #expect(status == 0, "worker log:\n\(worker.log.suffix(2000))")
+        }
+        await watcher.stop()
+        await harness.stop()
+    }
+
     /// Waits until every notification has a delivery record (and a second more, for late
     /// duplicates), expects none missing, and returns the duplicate records.
     static func everyNotificationDelivered(_ watcher: ResultWatcher, total: Int, timeout: Duration) async throws -> Int {
@@ -53,12 +74,7 @@ import Testing
         let oneWorker = try await Self.rate(watcher, over: .seconds(4))
         #expect(watcher.deliveries(prefix: "scale-") <= total * 35 / 100, "the newcomer joins early in the campaign")
 
-        let joined = ContinuousClock.now
-        let (second, port) = try Self.secondWorker(harness)
-        try await waitUntil("the newcomer owns partitions", timeout: .seconds(30), interval: .milliseconds(100)) {
-            second.log.contains("rebalance: assigned")
-        }
-        let owned = ContinuousClock.now - joined
+        let (second, port, owned) = try await Self.joinSecondWorker(harness, timeout: .seconds(30))
         #expect(owned < .seconds(10), "the newcomer owned partitions \(owned) after joining")
         try await Task.sleep(for: .seconds(1))
         let twoWorkers = try await Self.rate(watcher, over: .seconds(6))
@@ -71,13 +87,8 @@ import Testing
         print(
             "scale-out: newcomer owned partitions after \(owned); \(Int(oneWorker))/s -> \(Int(twoWorkers))/s (\(String(format: "%.2f", twoWorkers / oneWorker))x); \(duplicates) duplicates"
         )
-        first.terminate()
-        second.terminate()
-        #expect(await first.waitForExit(timeout: .seconds(40)) == 0)
-        #expect(await second.waitForExit(timeout: .seconds(40)) == 0)
+        await Self.stop([first, second], watcher, harness)
         _ = port
-        await watcher.stop()
-        await harness.stop()
     }
 
     /// A revoke whose drain times out (APNs answers after 3 s, the bound is 2 s): the old owner
@@ -96,10 +107,7 @@ import Testing
             first.log.contains("rebalance: assigned")
         }
         try await Task.sleep(for: .seconds(2))
-        let (second, port) = try Self.secondWorker(harness)
-        try await waitUntil("the newcomer owns partitions", timeout: .seconds(60), interval: .milliseconds(100)) {
-            second.log.contains("rebalance: assigned")
-        }
+        let (second, port, _) = try await Self.joinSecondWorker(harness, timeout: .seconds(60))
         #expect(first.log.contains("revoke drain timed out"), "the drain reached its bound")
         #expect(first.log.contains("withdrew"), "and the unsent work was withdrawn")
 
@@ -114,13 +122,8 @@ import Testing
         // its whole backlog again after the handover.
         #expect(duplicates <= 20, "only requests on the wire went twice: \(duplicates)")
         print("revoke drain timeout: \(distinct) delivered, \(duplicates) duplicates")
-        first.terminate()
-        second.terminate()
-        #expect(await first.waitForExit(timeout: .seconds(40)) == 0, "\(first.log.suffix(2000))")
-        #expect(await second.waitForExit(timeout: .seconds(40)) == 0)
+        await Self.stop([first, second], watcher, harness)
         _ = port
-        await watcher.stop()
-        await harness.stop()
     }
 
     @Test func aGracefulScaleInResendsNothingAndTheSurvivorTakesOverWithinSeconds() async throws {

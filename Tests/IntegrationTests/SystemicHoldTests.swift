@@ -255,12 +255,7 @@ import Testing
             (try? await harness.scrape("/metrics"))?.1.contains(#"pushline_app_held{app="default"} 1"#) ?? false
         }
 
-        let joined = ContinuousClock.now
-        let (second, port) = try ScaleOutTests.secondWorker(harness)
-        try await waitUntil("the newcomer owns partitions", timeout: .seconds(60), interval: .milliseconds(100)) {
-            second.log.contains("rebalance: assigned")
-        }
-        let owned = ContinuousClock.now - joined
+        let (second, port, owned) = try await ScaleOutTests.joinSecondWorker(harness, timeout: .seconds(60))
         #expect(owned < .seconds(15), "the newcomer owned partitions \(owned) after joining")
         #expect(first.log.contains("withdrew"), "the old owner withdrew the held work:\n\(first.log.suffix(3000))")
         #expect(!first.log.contains("drain timed out"), "the revoke did not wait out its bound")
@@ -279,13 +274,8 @@ import Testing
             "APNs answered each notification once outside the outage: \(stats.byStatus)"
         )
         print("rebalance during a hold: newcomer owned partitions after \(owned); \(distinct) delivered, \(duplicates) duplicates")
-        first.terminate()
-        second.terminate()
-        #expect(await first.waitForExit(timeout: .seconds(40)) == 0)
-        #expect(await second.waitForExit(timeout: .seconds(40)) == 0)
+        await ScaleOutTests.stop([first, second], watcher, harness)
         _ = port
-        await watcher.stop()
-        await harness.stop()
     }
 
     /// Lanes and holds: an urgent job of a held app waits with its app; urgent jobs of another
