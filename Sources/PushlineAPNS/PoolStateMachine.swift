@@ -238,31 +238,13 @@ struct PoolStateMachine {
         var actions = PoolActions()
         guard !groups.isEmpty, !onlyWhileHeld || health.isHeld else { return actions }
         withdrawnGroups.formUnion(groups)
-        let withdrawn = Set(groups)
-        func isWithdrawn(_ request: PendingRequest) -> Bool { request.options.group.map(withdrawn.contains) ?? false }
-        var withDeadline = 0
-        queue.retain { request in
-            if isWithdrawn(request) {
-                actions.finishes.append((request, request.outcome(.withdrawn, at: now)))
-                return false
-            }
-            if request.options.deadline != nil { withDeadline += 1 }
-            return true
+        let withdrawn = withdrawnGroups
+        endQueued(into: &actions) { request in
+            Self.isWithdrawn(request, from: withdrawn) ? request.outcome(.withdrawn, at: now) : nil
         }
-        queuedWithDeadline = withDeadline
-        var kept: [PendingRequest] = []
-        var earliest: MonotonicInstant?
-        for request in retrying {
-            if isWithdrawn(request) {
-                request.retryAt = nil
-                actions.finishes.append((request, request.outcome(.withdrawn, at: now)))
-            } else {
-                kept.append(request)
-                if let at = request.retryAt, earliest.map({ at < $0 }) ?? true { earliest = at }
-            }
+        for request in takeRetrying(where: { Self.isWithdrawn($0, from: withdrawn) }) {
+            actions.finishes.append((request, request.outcome(.withdrawn, at: now)))
         }
-        retrying = kept
-        earliestRetry = earliest
         settle(&actions, now: now)
         return actions
     }
@@ -509,8 +491,12 @@ struct PoolStateMachine {
     }
 
     private func isWithdrawn(_ request: PendingRequest) -> Bool {
-        guard !withdrawnGroups.isEmpty, let group = request.options.group else { return false }
-        return withdrawnGroups.contains(group)
+        Self.isWithdrawn(request, from: withdrawnGroups)
+    }
+
+    private static func isWithdrawn(_ request: PendingRequest, from groups: Set<UInt64>) -> Bool {
+        guard !groups.isEmpty, let group = request.options.group else { return false }
+        return groups.contains(group)
     }
 
     private mutating func dequeue() -> PendingRequest {
@@ -520,19 +506,44 @@ struct PoolStateMachine {
     }
 
     private mutating func releaseRetries(now: MonotonicInstant, actions: inout PoolActions) {
+        for request in takeRetrying(where: { $0.retryAt.map { $0 <= now } ?? true }) {
+            enqueue(request, now: now, actions: &actions)
+        }
+    }
+
+    /// Removes from the retry list, in order, the requests `take` picks (clearing their retry
+    /// time), and keeps the earliest retry time of the rest.
+    private mutating func takeRetrying(where take: (PendingRequest) -> Bool) -> [PendingRequest] {
         var kept: [PendingRequest] = []
+        var taken: [PendingRequest] = []
         var earliest: MonotonicInstant?
         for request in retrying {
-            if let at = request.retryAt, at > now {
-                kept.append(request)
-                if earliest.map({ at < $0 }) ?? true { earliest = at }
-            } else {
+            if take(request) {
                 request.retryAt = nil
-                enqueue(request, now: now, actions: &actions)
+                taken.append(request)
+            } else {
+                kept.append(request)
+                if let at = request.retryAt, earliest.map({ at < $0 }) ?? true { earliest = at }
             }
         }
         retrying = kept
         earliestRetry = earliest
+        return taken
+    }
+
+    /// Ends, with the outcome `end` gives, the queued requests it gives one for; the rest stay in
+    /// order (and are counted again for the deadline sweep).
+    private mutating func endQueued(into actions: inout PoolActions, _ end: (PendingRequest) -> APNSOutcome?) {
+        var withDeadline = 0
+        queue.retain { request in
+            if let outcome = end(request) {
+                actions.finishes.append((request, outcome))
+                return false
+            }
+            if request.options.deadline != nil { withDeadline += 1 }
+            return true
+        }
+        queuedWithDeadline = withDeadline
     }
 
     /// Ends queued requests whose deadline passed (`expired`), and, for requests that waited in
@@ -541,21 +552,17 @@ struct PoolStateMachine {
     private mutating func sweep(now: MonotonicInstant, actions: inout PoolActions) {
         guard queuedWithDeadline > 0 || health.isHeld else { return }
         let holdLimit = settings.health.holdLimit
-        var withDeadline = 0
-        queue.retain { request in
+        endQueued(into: &actions) { request in
             if let deadline = request.options.deadline, deadline <= now {
-                actions.finishes.append((request, request.outcome(.expired, at: now)))
+                request.outcome(.expired, at: now)
             } else if request.heldSince != nil, let retryUntil = request.options.retryUntil, retryUntil <= now {
-                actions.finishes.append((request, request.outcome(.expired, at: now)))
+                request.outcome(.expired, at: now)
             } else if let since = request.heldSince, now - since >= holdLimit {
-                actions.finishes.append((request, request.outcomeOfLastSystemicAnswer(at: now)))
+                request.outcomeOfLastSystemicAnswer(at: now)
             } else {
-                if request.options.deadline != nil { withDeadline += 1 }
-                return true
+                nil
             }
-            return false
         }
-        queuedWithDeadline = withDeadline
     }
 
     /// After every event: hand out what fits, then ask for the next tick if one is needed.

@@ -25,10 +25,9 @@ final class JobPipeline: Sendable {
     private let publisher: ResultPublisher
     private let topics: Topics
     private let invalidateOn: Set<String>
-    /// Completes a record's offset, with its weight (notifications).
-    private let complete: @Sendable (RecordID, Int) -> Void
-    /// Gives a started record up without completing it (its work was withdrawn), with its weight.
-    private let abandon: @Sendable (RecordID, Int) -> Void
+    /// A job's record is done with, with its weight (notifications): completed (`true`), or given
+    /// up uncompleted because its work was withdrawn (`false`). Either way it leaves the counts.
+    private let recordEnded: @Sendable (_ id: RecordID, _ weight: Int, _ completed: Bool) -> Void
     let gate: InflightGate
     private let metrics: WorkerMetrics
     private let ids = APNSIDGenerator()
@@ -71,14 +70,13 @@ final class JobPipeline: Sendable {
         self.logger = logger
         self.wallClockMilliseconds = wallClockMilliseconds
         let (active, activeNotifications) = (self.active, self.activeNotifications)
-        self.complete = { id, weight in
-            // Uncommitted all along: the consumer counts the weight from here until the commit.
-            complete(id, weight)
-            activeNotifications.subtract(weight)
-            active.subtract(1)
-        }
-        self.abandon = { id, weight in
-            abandon(id)
+        self.recordEnded = { id, weight, completed in
+            if completed {
+                // Uncommitted all along: the consumer counts the weight from here until the commit.
+                complete(id, weight)
+            } else {
+                abandon(id)
+            }
             activeNotifications.subtract(weight)
             active.subtract(1)
         }
@@ -108,7 +106,7 @@ final class JobPipeline: Sendable {
         let error = rejection.description
         let result = ResultRecord.rejected(.init(jobID: rejection.jobID, error: error, source: source))
         let id = record.id
-        let countdown = Countdown(2) { [complete] in complete(id, 0) }
+        let countdown = Countdown(2) { [recordEnded] in recordEnded(id, 0, true) }
         publisher.publish(
             .init(topic: topics.results, key: result.key.map { Array($0.utf8) }, value: result.encoded()),
             acknowledged: countdown.countDown
@@ -200,17 +198,15 @@ final class JobPipeline: Sendable {
     /// A job's last token ended (`JobProgress`): complete its record, or, when a token was
     /// abandoned, give the record up uncompleted.
     func jobEnded(_ progress: JobProgress, done: Bool) {
-        guard done else {
-            abandon(progress.id, progress.weight)
-            return
+        if done {
+            metrics.jobCompleted()
+            metrics.laneJobCompleted(
+                progress.laneMetrics,
+                notifications: progress.weight,
+                resultAgeMilliseconds: progress.producedAt.map { wallClockMilliseconds() - $0 }
+            )
         }
-        metrics.jobCompleted()
-        metrics.laneJobCompleted(
-            progress.laneMetrics,
-            notifications: progress.weight,
-            resultAgeMilliseconds: progress.producedAt.map { wallClockMilliseconds() - $0 }
-        )
-        complete(progress.id, progress.weight)
+        recordEnded(progress.id, progress.weight, done)
     }
 
     /// When a job's record arrived, and its lane, for its tokens' latency metrics.

@@ -24,7 +24,7 @@ struct DeliveryRecordTemplate: Sendable {
         }
         var appStart = 0
         var tailStart = 0
-        let parts = JSONWriter.encode(estimate: 128 + jobID.utf8.count + app.utf8.count + source.topic.utf8.count) { json in
+        let parts = JSONWriter.encode(estimate: Self.sharedEstimate(jobID: jobID, app: app, source: source)) { json in
             Self.writeHead(jobID: jobID, broadcast: broadcast, into: &json)
             appStart = json.count
             Self.writeMiddle(app: app, into: &json)
@@ -32,6 +32,11 @@ struct DeliveryRecordTemplate: Sendable {
             Self.writeTail(source, into: &json)
         }
         storage = .parts(parts, appStart: appStart, tailStart: tailStart)
+    }
+
+    /// Room for the fixed parts: the keys, the source's numbers, and the strings unescaped.
+    private static func sharedEstimate(jobID: String, app: String, source: RecordSource) -> Int {
+        128 + jobID.utf8.count + app.utf8.count + source.topic.utf8.count
     }
 
     /// `{"type":"delivery","job_id":"…","token":` (or `"channel_id":`).
@@ -94,7 +99,7 @@ struct DeliveryRecordTemplate: Sendable {
         let shared: Int
         switch storage {
         case .parts(let parts, _, _): shared = parts.count
-        case .fields(let jobID, let app, let source, _): shared = 128 + jobID.utf8.count + app.utf8.count + source.topic.utf8.count
+        case .fields(let jobID, let app, let source, _): shared = Self.sharedEstimate(jobID: jobID, app: app, source: source)
         }
         let estimate =
             shared + token.utf8.count + 2 * 18 + (reason?.utf8.count ?? 0) + (apnsID?.utf8.count ?? 0)
