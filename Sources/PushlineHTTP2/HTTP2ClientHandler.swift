@@ -28,7 +28,7 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
     private let session: NGHTTP2Session
     private var context: ChannelHandlerContext?
     private var started = false
-    private var streams: [Int32: ClientStream] = [:]
+    private var streams = StreamTable<ClientStream>()
     private var capacity: ClientStreamCapacity
     private var coalescer = WriteCoalescer()
     private var pings = PingTracker()
@@ -106,7 +106,7 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
                 : .library(code: streamID, message: String(cString: nghttp2_strerror(streamID)))
             throw HTTP2StreamError(reason, streamID: nil)
         }
-        streams[streamID] = ClientStream(completion: completion, requestBody: body)
+        streams.insert(ClientStream(completion: completion, requestBody: body), for: streamID)
         needsDrain()
         return streamID
     }
@@ -284,7 +284,7 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
     private func failEverything() {
         guard capacity.phase != .closed else { return }
         capacity.closed()
-        let open = streams
+        let open = streams.entries
         streams.removeAll()
         for (streamID, stream) in open {
             let kind: HTTP2StreamError.Kind = stream.headersSent ? .connectionClosed : .notSent
@@ -363,7 +363,7 @@ extension HTTP2ClientHandler: NGHTTP2SessionEvents {
             capacity.goAwayReceived(lastStreamID: goAway.lastStreamID)
             deferred.append(.goAwayReceived(goAway))
             // Requests nghttp2 still holds back will never be sent now: fail them at once.
-            let unsent = streams.compactMap { $0.value.headersSent ? nil : $0.key }
+            let unsent = streams.entries.compactMap { $0.value.headersSent ? nil : $0.key }
             for streamID in unsent {
                 finish(streamID: streamID, with: .goAway(lastStreamID: goAway.lastStreamID, errorCode: goAway.errorCode))
             }
