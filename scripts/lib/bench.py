@@ -4,6 +4,7 @@ import datetime
 import json
 import os
 import re
+import resource
 import signal
 import subprocess
 import sys
@@ -35,11 +36,43 @@ def h2load(url, requests, connections, streams, headers=(), data=None):
         args += ["-H", header]
     if data:
         args += ["-d", data]
+    # h2load's own CPU: what the children reaped during the run cost (it is the only one).
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     output = subprocess.run(args + [url], capture_output=True, text=True, timeout=600).stdout
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    client_cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     rate = float(re.search(r"finished in [^,]+, ([\d.]+) req/s", output).group(1))
     succeeded = int(re.search(r"(\d+) succeeded", output).group(1))
     return {"requests_per_second": round(rate), "succeeded": succeeded, "requested": requests,
-            "connections": connections, "streams": streams}
+            "connections": connections, "streams": streams,
+            "client_cpu_us_per_request": round(client_cpu * 1e6 / max(succeeded, 1), 2)}
+
+
+# The issue's end-to-end targets (ratio to the 4 x 250 ceiling) by tokens per job.
+RATIO_TARGETS = {100: 0.75, 1: 0.6}
+
+
+def budget(results, run, per_job, ceiling):
+    """What the ratio target leaves the worker. The end-to-end rate is CPU-bound: the worker, the
+    mock and the broker share the machine's cores, so at the target rate their CPU per
+    notification may sum to at most cores / rate. Less the mock's and the broker's, measured in
+    this run, that is the worker's budget. Beside it, the floor: h2load's own CPU per request
+    against the same mock (a C client doing nothing but HTTP/2) plus the worker's Kafka-only
+    steady CPU per result (measured at 100 tokens per job)."""
+    target = RATIO_TARGETS[per_job]
+    cores = os.cpu_count()
+    allowed = cores * 1e6 / (target * ceiling) - run["mock_cpu_us_per_notification"] - run["broker_cpu_us_per_notification"]
+    entry = {"ratio_target": target, "worker_cpu_us_allowed": round(allowed, 2),
+             "worker_cpu_us_measured": run["cpu_us_per_notification"]}
+    client = results.get("ceiling_mock", {}).get("client_cpu_us_per_request")
+    kafka = results.get("kafka_only", {}).get("steady_cpu_us_per_notification")
+    if client is not None and kafka is not None:
+        entry.update({"h2load_cpu_us_per_request": client, "kafka_only_cpu_us_per_result": kafka,
+                      "floor_cpu_us": round(client + kafka, 2)})
+    log(f"  budget at {target} of the ceiling: {cores} cores / ({target} x {ceiling:,}/s) - mock - broker = "
+        f"{entry['worker_cpu_us_allowed']} us of worker CPU per notification (measured {entry['worker_cpu_us_measured']}"
+        + (f"; h2load + Kafka alone: {entry['floor_cpu_us']}" if "floor_cpu_us" in entry else "") + ")")
+    return entry
 
 
 def quantiles(metrics, base, fractions=(0.5, 0.99, 0.999)):
@@ -294,6 +327,8 @@ def main():
             if ceiling_4x1000:
                 run["ratio_to_ceiling_4x1000"] = round(run["notifications_per_second"] / ceiling_4x1000, 3)
             results[f"end_to_end_{per_job}_per_job"] = run
+            if ceiling:
+                results.setdefault("worker_cpu_budget", {})[f"{per_job}_per_job"] = budget(results, run, per_job, ceiling)
             log(f"  {run['notifications_per_second']:,} notifications/s ({run.get('ratio_to_ceiling', '-')} of the 4x250 ceiling, "
                 f"{run.get('ratio_to_ceiling_4x1000', '-')} of 4x1000), "
                 f"{run['cpu_us_per_notification']} us CPU/notification, steady {run['steady_cpu_us_per_notification']} "
@@ -407,11 +442,15 @@ def ceiling_parts(results, stack, url, headers, payload, rounds=3):
             log(f"ceiling, round {round_ + 1}/{rounds}: h2load against the mock (4 connections x {streams} streams), "
                 "then against nghttpd")
             mock_samples, nghttpd_samples = samples[suffix]
+            mock_cpu_before = proc_stats(stack.mock.pid)[0]
             mock_samples.append(h2load(url, 400_000, 4, streams, headers, payload))
+            mock_samples[-1]["mock_cpu_us_per_request"] = round(
+                (proc_stats(stack.mock.pid)[0] - mock_cpu_before) * 1e6 / max(mock_samples[-1]["succeeded"], 1), 2)
             # The same request, headers included (nghttpd decodes and ignores the APNs ones).
             nghttpd_samples.append(h2load(f"https://127.0.0.1:{nghttpd_port}/index.html", 400_000, 4, streams, headers, payload))
-            log(f"  mock {mock_samples[-1]['requests_per_second']:,} req/s, nghttpd "
-                f"{nghttpd_samples[-1]['requests_per_second']:,} req/s")
+            log(f"  mock {mock_samples[-1]['requests_per_second']:,} req/s (h2load "
+                f"{mock_samples[-1]['client_cpu_us_per_request']} us CPU/request, mock "
+                f"{mock_samples[-1]['mock_cpu_us_per_request']}), nghttpd {nghttpd_samples[-1]['requests_per_second']:,} req/s")
     stop_process(nghttpd)
 
     def median_sample(samples):
