@@ -193,6 +193,8 @@ let package = Package(
             dependencies: [
                 "PushlineWorker", "PushlineAPNSCore", "PushlineKafka", "PushlineTestSupport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Yams", package: "Yams"),
             ],
             exclude: ["Corpus"],

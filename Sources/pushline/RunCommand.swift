@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import Logging
 import Metrics
-import Prometheus
 import PushlineAPNSCore
 import PushlineWorker
 import ServiceLifecycle
@@ -33,8 +32,8 @@ struct RunCommand: AsyncParsableCommand {
         PushlineLogging.bootstrap(level: configuration.log.level, format: configuration.log.format)
         let logger = Logger(label: "pushline.worker")
         logger.info("memory allocator", metadata: ["allocator": "\(Allocator.description ?? "glibc malloc (jemalloc not linked)")"])
-        let registry = PrometheusCollectorRegistry()
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        let metrics = PushlineMetricsFactory()
+        MetricsSystem.bootstrap(metrics)
 
         let health = WorkerHealth()
         do {
@@ -42,7 +41,7 @@ struct RunCommand: AsyncParsableCommand {
             // throughout the drain), then the worker's services (Worker.services()).
             var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
             if let address = HostPort(configuration.metrics.listen) {
-                services.append(.init(service: MetricsServer(address: address, registry: registry, health: health, logger: logger)))
+                services.append(.init(service: MetricsServer(address: address, metrics: metrics, health: health, logger: logger)))
             }
             services.append(.init(service: HeapSampler()))
             services += try Worker(configuration: configuration, logger: logger, health: health).services()

@@ -14,15 +14,15 @@ import Synchronization
 /// APNs connection (503 with the reason otherwise).
 public final class MetricsServer: Service, Sendable {
     private let address: HostPort
-    private let registry: PrometheusCollectorRegistry
+    private let metrics: PushlineMetricsFactory
     private let health: WorkerHealth
     private let logger: Logger
     /// Set once by `run` when bound; read from any thread.
     private let bound = Mutex<Int?>(nil)
 
-    public init(address: HostPort, registry: PrometheusCollectorRegistry, health: WorkerHealth, logger: Logger) {
+    public init(address: HostPort, metrics: PushlineMetricsFactory, health: WorkerHealth, logger: Logger) {
         self.address = address
-        self.registry = registry
+        self.metrics = metrics
         self.health = health
         self.logger = logger
     }
@@ -32,7 +32,7 @@ public final class MetricsServer: Service, Sendable {
 
     public func run() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let registry = self.registry
+        let metrics = self.metrics
         let health = self.health
         let channel: any Channel
         do {
@@ -40,7 +40,7 @@ public final class MetricsServer: Service, Sendable {
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .childChannelInitializer { channel in
                     channel.pipeline.configureHTTPServerPipeline().flatMapThrowing {
-                        try channel.pipeline.syncOperations.addHandler(MetricsHTTPHandler(registry: registry, health: health))
+                        try channel.pipeline.syncOperations.addHandler(MetricsHTTPHandler(metrics: metrics, health: health))
                     }
                 }
                 .bind(host: address.host, port: address.port).get()
@@ -66,13 +66,13 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
-    private let registry: PrometheusCollectorRegistry
+    private let metrics: PushlineMetricsFactory
     private let health: WorkerHealth
     private var path = ""
     private var keepAlive = true
 
-    init(registry: PrometheusCollectorRegistry, health: WorkerHealth) {
-        self.registry = registry
+    init(metrics: PushlineMetricsFactory, health: WorkerHealth) {
+        self.metrics = metrics
         self.health = health
     }
 
@@ -87,7 +87,7 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
             let (status, contentType, body): (HTTPResponseStatus, String, [UInt8])
             switch path {
             case "/metrics":
-                (status, contentType, body) = (.ok, "text/plain; version=0.0.4; charset=utf-8", registry.emitToBuffer())
+                (status, contentType, body) = (.ok, "text/plain; version=0.0.4; charset=utf-8", metrics.exposition())
             case "/healthz":
                 (status, contentType, body) = (.ok, "text/plain", Array("ok\n".utf8))
             case "/readyz":
