@@ -306,7 +306,9 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
             let response = APNSResponse(
                 status: http2Response.status,
                 // A broadcast's answer echoes `apns-request-id` where a device push's has `apns-id`.
-                apnsID: http2Response.headers.first(named: "apns-id") ?? http2Response.headers.first(named: "apns-request-id"),
+                // The request's own id when APNs echoes it (no new string per answer).
+                apnsID: http2Response.headers.first(named: "apns-id", reusing: request.notification.apnsID)
+                    ?? http2Response.headers.first(named: "apns-request-id"),
                 apnsUniqueID: http2Response.headers.first(named: "apns-unique-id"),
                 body: body
             )

@@ -19,7 +19,7 @@ final class ClientStream {
     var headersSent = false
     var responseEnded = false
     var status = 0
-    var headers: [HTTP2Header] = []
+    var headers = HTTP2ResponseHeaders()
     var body: ByteBuffer?
 
     init(completion: Completion, requestBody: ByteBuffer?) {

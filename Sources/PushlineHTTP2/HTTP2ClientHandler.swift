@@ -329,13 +329,7 @@ extension HTTP2ClientHandler: NGHTTP2SessionEvents {
             if name.elementsEqual(":status".utf8) { stream.status = parseStatus(value) }
             return
         }
-        stream.headers.append(
-            HTTP2Header(
-                String(decoding: name, as: UTF8.self),
-                String(decoding: value, as: UTF8.self),
-                neverIndex: neverIndex
-            )
-        )
+        stream.headers.append(name: name, value: value, neverIndex: neverIndex)
     }
 
     package func sessionData(streamID: Int32, bytes: UnsafeRawBufferPointer) throws {

@@ -5,10 +5,10 @@ import NIOCore
 public struct HTTP2Response: Sendable {
     public var streamID: Int32
     public var status: Int
-    public var headers: [HTTP2Header]
+    public var headers: HTTP2ResponseHeaders
     public var body: ByteBuffer?
 
-    public init(streamID: Int32, status: Int, headers: [HTTP2Header] = [], body: ByteBuffer? = nil) {
+    public init(streamID: Int32, status: Int, headers: HTTP2ResponseHeaders = [], body: ByteBuffer? = nil) {
         self.streamID = streamID
         self.status = status
         self.headers = headers
