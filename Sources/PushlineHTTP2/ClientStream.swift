@@ -5,13 +5,16 @@ import NIOCore
 ///
 /// A class, so the handler's callbacks (several per stream) mutate it through a reference found
 /// with one dictionary lookup instead of moving the whole value out of the dictionary and back.
-/// Confined to the handler's event loop, like the handler.
+/// Confined to the handler's event loop, like the handler, which reuses ended ones for later
+/// requests (`recycle`, `reuse`): one object fewer to allocate and free per request.
 final class ClientStream {
     /// Who hears of the outcome: a promise, or the delegate with the submitter's tag (no promise,
     /// no callback closure: the cheaper path for a pool that already keeps a request object).
     enum Completion {
         case promise(EventLoopPromise<HTTP2Response>)
         case tag(AnyObject)
+        /// A recycled stream's: it holds on to nobody.
+        case none
     }
 
     var completion: Completion
@@ -25,6 +28,23 @@ final class ClientStream {
     init(completion: Completion, requestBody: ByteBuffer?) {
         self.completion = completion
         self.requestBody = requestBody
+    }
+
+    /// An ended stream lets go of its submitter, request and response.
+    func recycle() {
+        completion = .none
+        requestBody = nil
+        headers = HTTP2ResponseHeaders()
+        body = nil
+    }
+
+    /// A recycled stream starts over for a new request.
+    func reuse(completion: Completion, requestBody: ByteBuffer?) {
+        self.completion = completion
+        self.requestBody = requestBody
+        headersSent = false
+        responseEnded = false
+        status = 0
     }
 
     /// Copies the next request body bytes into nghttp2's buffer.

@@ -29,6 +29,9 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
     private var context: ChannelHandlerContext?
     private var started = false
     private var streams = StreamTable<ClientStream>()
+    /// Ended streams kept for reuse (`ClientStream.recycle`), at most `maxSpareStreams`.
+    private var spareStreams: [ClientStream] = []
+    private static let maxSpareStreams = 1024
     private var capacity: ClientStreamCapacity
     private var coalescer = WriteCoalescer()
     private var pings = PingTracker()
@@ -106,7 +109,14 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
                 : .library(code: streamID, message: String(cString: nghttp2_strerror(streamID)))
             throw HTTP2StreamError(reason, streamID: nil)
         }
-        streams.insert(ClientStream(completion: completion, requestBody: body), for: streamID)
+        let stream: ClientStream
+        if let spare = spareStreams.popLast() {
+            spare.reuse(completion: completion, requestBody: body)
+            stream = spare
+        } else {
+            stream = ClientStream(completion: completion, requestBody: body)
+        }
+        streams.insert(stream, for: streamID)
         needsDrain()
         return streamID
     }
@@ -142,6 +152,7 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
         switch completion {
         case .promise(let promise): promise.completeWith(result.mapError { $0 as any Error })
         case .tag(let tag): delegate?.http2Client(self, completed: tag, result: result)
+        case .none: break
         }
     }
 
@@ -309,6 +320,11 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
         capacity.streamFinished(wasSent: stream.headersSent)
         capacityFreed = true
         deferred.append(.completed(stream.completion, result(stream)))
+        // Nothing looks a stream up but by its id, which is gone from `streams` now.
+        if spareStreams.count < Self.maxSpareStreams {
+            stream.recycle()
+            spareStreams.append(stream)
+        }
     }
 }
 

@@ -48,6 +48,42 @@ import Testing
         #expect(pair.serverHandler.openStreams == 0)
     }
 
+    /// The handler reuses ended streams: a later request must see nothing of an earlier one's
+    /// response (status, headers, body) or of its submitter.
+    @Test func aReusedStreamStartsClean() throws {
+        let delegate = RecordingServerDelegate()
+        var answers = 0
+        delegate.onRequest = { connection, request in
+            answers += 1
+            if answers == 1 {
+                connection.respond(
+                    to: request.streamID,
+                    status: 410,
+                    headers: [HTTP2Header("x-first", "only here"), HTTP2Header("apns-id", "first")],
+                    body: request.body
+                )
+            } else {
+                connection.respond(to: request.streamID, status: 200, headers: [HTTP2Header("apns-id", "second")], body: nil)
+            }
+        }
+        let pair = try InMemoryPair(delegate: delegate)
+        var body = ByteBuffer()
+        body.writeString("{\"aps\":{}}")
+        let first = pair.submit(HTTP2Request(authority: "a", path: "/1", body: body)).1
+        try pair.interact()
+        let firstResponse = try #require(try first.completedResult()?.get())
+        #expect(firstResponse.status == 410 && firstResponse.body == body)
+        let second = pair.submit(HTTP2Request(authority: "a", path: "/2")).1
+        try pair.interact()
+        let secondResponse = try #require(try second.completedResult()?.get())
+        #expect(secondResponse.status == 200 && secondResponse.streamID == 3)
+        #expect(secondResponse.headers.fields == [HTTP2Header("apns-id", "second")])
+        #expect(secondResponse.body == nil)
+        #expect(delegate.requests.last?.body == nil)
+        // The first response is whole after the stream object went on to carry the second.
+        #expect(firstResponse.headers.first(named: "x-first") == "only here" && firstResponse.body == body)
+    }
+
     @Test func manySubmitsInOneTickBecomeOneWrite() throws {
         let delegate = RecordingServerDelegate()
         let pair = try InMemoryPair(delegate: delegate)
