@@ -4,7 +4,7 @@ import NIOCore
 /// response being assembled.
 ///
 /// A class, so the handler's callbacks (several per stream) mutate it through a reference found
-/// with one dictionary lookup instead of moving the whole value out of the dictionary and back.
+/// with one `StreamTable` lookup instead of moving the whole value out of the table and back.
 /// Confined to the handler's event loop, like the handler, which reuses ended ones for later
 /// requests (`recycle`, `reuse`): one object fewer to allocate and free per request.
 final class ClientStream {

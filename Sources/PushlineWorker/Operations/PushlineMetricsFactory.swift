@@ -31,12 +31,13 @@ public final class PushlineMetricsFactory: MetricsFactory, Sendable {
     public func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler {
         let buckets = prometheus.durationHistogramBuckets[label] ?? prometheus.defaultDurationHistogramBuckets
         return timers.withLock { families in
-            let familyIndex =
-                families.firstIndex { $0.name == label }
-                ?? {
-                    families.append((label, []))
-                    return families.count - 1
-                }()
+            let familyIndex: Int
+            if let index = families.firstIndex(where: { $0.name == label }) {
+                familyIndex = index
+            } else {
+                families.append((label, []))
+                familyIndex = families.count - 1
+            }
             // The same name and labels is the same series, as in the registry.
             if let existing = families[familyIndex].series.first(where: { Self.sameLabels($0.labels, dimensions) }) {
                 return existing
