@@ -97,7 +97,7 @@ import Yams
         for file in try DeployFiles.configurationFiles() {
             let listen = try #require(try file.tree.at("metrics", "listen")?.string, "\(file.name): metrics.listen")
             let hostPort = try #require(HostPort(listen), "\(file.name): \(listen)")
-            let expected = file.name == "config.example.yaml" ? "127.0.0.1" : "0.0.0.0"
+            let expected = file.name.hasSuffix(".example.yaml") ? "127.0.0.1" : "0.0.0.0"
             #expect(hostPort.host == expected, "\(file.name)")
         }
     }

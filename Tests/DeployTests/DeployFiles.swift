@@ -74,6 +74,7 @@ enum DeployFiles {
 
     static func configurationFiles() throws -> [ConfigurationFile] {
         [
+            ConfigurationFile(name: "pushline.example.yaml", text: try text("pushline.example.yaml")),
             ConfigurationFile(name: "config.example.yaml", text: try text("config.example.yaml")),
             ConfigurationFile(name: "compose.config.yaml", text: try text("compose.config.yaml")),
             ConfigurationFile(name: "kubernetes/configmap.yaml#config.yaml", text: try configMapConfiguration()),

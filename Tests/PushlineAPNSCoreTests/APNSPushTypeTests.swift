@@ -2,7 +2,7 @@ import PushlineAPNSCore
 import Testing
 
 /// The push-type table against Apple's documentation, written out here by hand (Apple's
-/// "Sending notification requests to APNs"; ../shared/APNS-REFERENCE.md), not derived from the
+/// "Sending notification requests to APNs"), not derived from the
 /// table it checks.
 @Suite struct APNSPushTypeTests {
     static let applesTopics: [String: String] = [

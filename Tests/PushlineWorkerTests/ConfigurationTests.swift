@@ -71,20 +71,20 @@ import Testing
         #expect(!rendered.contains("hunter2"))
     }
 
-    /// ../shared/CONTRACT.md's own example file, as written there (its key file made real), loads:
-    /// every key it shows is one the worker knows.
-    @Test func theContractsExampleFileLoadsAsItIs() async throws {
-        let contract = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/CONTRACT.md")
-        let text = try String(contentsOf: contract, encoding: .utf8)
-        let start = try #require(text.range(of: "```yaml\n"))
-        let end = try #require(text.range(of: "```", range: start.upperBound..<text.endIndex))
+    /// deploy/pushline.example.yaml, the file users start from, loads as it is (its key file made
+    /// real): every key it shows is one the worker knows, with the values it documents.
+    @Test func theExampleFileUsersStartFromLoadsAsItIs() async throws {
+        let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("deploy/pushline.example.yaml")
+        let text = try String(contentsOf: example, encoding: .utf8)
+        #expect(text.contains("key_file: \"AuthKey_KEYID.p8\""))
         let key = try write("AuthKey_KEYID.p8", "key")
-        let yaml = text[start.upperBound..<end.lowerBound].replacingOccurrences(of: "\"AuthKey_KEYID.p8\"", with: "\"\(key)\"")
-        let configuration = try await ConfigurationLoader.load(file: try write("contract.yaml", yaml), environment: [:])
+        let yaml = text.replacingOccurrences(of: "\"AuthKey_KEYID.p8\"", with: "\"\(key)\"")
+        let configuration = try await ConfigurationLoader.load(file: try write("example.yaml", yaml), environment: [:])
         #expect(configuration.kafka.urgentJobsTopic == "")
         #expect(configuration.kafka.consumedTopics == ["push.jobs"])
         #expect(configuration.apps["default"]?.maxRate == 0)
+        #expect(configuration.apns.maxStreamsPerConnection == 1000)
     }
 
     @Test func anUrgentLaneMustBeATopicOfItsOwn() async throws {
