@@ -88,6 +88,20 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
     /// not mix eager and cooperative ones).
     public static let assignmentStrategies: Set<String> = ["roundrobin", "range", "cooperative-sticky"]
 
+    /// `group.protocol`: `classic` (the default: the members elect a leader that assigns) or
+    /// `consumer` (KIP-848, Kafka 4.0: the broker assigns, incrementally, and keeps the session
+    /// timeout and heartbeat interval itself).
+    public static let groupProtocols: Set<String> = ["classic", "consumer"]
+
+    /// Properties of the classic protocol that librdkafka refuses with `group.protocol=consumer`
+    /// (the broker's `group.consumer.*` settings take their place).
+    public static let classicOnlyProperties: [String] = [
+        "partition.assignment.strategy", "session.timeout.ms", "heartbeat.interval.ms", "group.protocol.type",
+    ]
+
+    /// The consumer protocol's one assignment setting: the broker-side assignor to ask for.
+    public static let remoteAssignors: Set<String> = ["uniform", "range"]
+
     /// The complete librdkafka property set, or an error naming every problem.
     public func librdkafkaProperties() throws(KafkaError) -> [String: String] {
         var problems: [(property: String, message: String)] = []
@@ -129,6 +143,7 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
             result[name] = value
         }
         result.merge(Self.requiredProperties) { _, required in required }
+        problems += groupProtocolProblems(&result)
         if let strategy = result["partition.assignment.strategy"], !Self.assignmentStrategies.contains(strategy) {
             problems.append(
                 (
@@ -154,6 +169,46 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
         if !problems.isEmpty { throw KafkaError.configuration(problems) }
         return result
     }
+}
+
+extension KafkaConsumerConfiguration {
+    /// Adapts `result` to the chosen `group.protocol` and names what does not fit it. With
+    /// `consumer` the worker's own classic default (`partition.assignment.strategy`) is dropped and
+    /// the classic-only properties a user set are refused; with `classic`, `group.remote.assignor`
+    /// (which only the broker-assigned protocol reads) is.
+    fileprivate func groupProtocolProblems(_ result: inout [String: String]) -> [(property: String, message: String)] {
+        let groupProtocol = result["group.protocol"] ?? "classic"
+        guard Self.groupProtocols.contains(groupProtocol) else {
+            return [("group.protocol", "must be 'classic' or 'consumer', got '\(groupProtocol)'")]
+        }
+        var problems: [(property: String, message: String)] = []
+        if groupProtocol == "consumer" {
+            result["partition.assignment.strategy"] = properties["partition.assignment.strategy"]
+            for name in Self.classicOnlyProperties where properties[name] != nil {
+                problems.append(
+                    (
+                        name,
+                        "is a classic-protocol setting, refused with group.protocol=consumer: the broker decides it "
+                            + "(group.consumer.* on the broker, group.remote.assignor picks the assignor)"
+                    )
+                )
+            }
+            if let assignor = properties["group.remote.assignor"], !Self.remoteAssignors.contains(assignor) {
+                problems.append(
+                    (
+                        "group.remote.assignor",
+                        "must be one of \(Self.remoteAssignors.sorted().joined(separator: ", ")), got '\(assignor)'"
+                    )
+                )
+            }
+        } else if properties["group.remote.assignor"] != nil {
+            problems.append(("group.remote.assignor", "applies only with group.protocol=consumer"))
+        }
+        return problems
+    }
+
+    /// True when the broker assigns partitions (KIP-848): every rebalance is incremental.
+    public var usesConsumerGroupProtocol: Bool { properties["group.protocol"] == "consumer" }
 }
 
 extension Duration {

@@ -148,7 +148,7 @@ public struct Worker: Sendable {
             "session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms", "auto.offset.reset",
             "group.instance.id", "fetch.min.bytes", "fetch.wait.max.ms", "fetch.max.bytes",
             "max.partition.fetch.bytes", "auto.commit.interval.ms", "partition.assignment.strategy",
-            "group.protocol", "queued.min.messages", "queued.max.messages.kbytes", "isolation.level",
+            "group.protocol", "group.remote.assignor", "queued.min.messages", "queued.max.messages.kbytes", "isolation.level",
         ]
         return properties.filter { !consumerOnly.contains($0.key) }
     }
