@@ -256,7 +256,9 @@ import Testing
         }
 
         let (second, port, owned) = try await ScaleOutTests.joinSecondWorker(harness, timeout: .seconds(60))
-        #expect(owned < .seconds(15), "the newcomer owned partitions \(owned) after joining")
+        // Within the 30 s outage, so that what follows is about held work (the scale-out goal itself,
+        // 10 s, is ScaleOutTests', which run alone; this suite shares the machine with others).
+        #expect(owned < .seconds(25), "the newcomer owned partitions \(owned) after joining")
         #expect(first.log.contains("withdrew"), "the old owner withdrew the held work:\n\(first.log.suffix(3000))")
         #expect(!first.log.contains("drain timed out"), "the revoke did not wait out its bound")
         #expect(watcher.deliveredTokens.distinct == 0, "nothing was delivered during the outage")
@@ -311,7 +313,9 @@ import Testing
         }
         let okLatest = (0..<20).compactMap { watcher.firstSeen["okurgent-\($0)"] }.max() ?? .now
         let outageEnd = harness.mock.stats.outageEndsAt ?? 0
-        #expect(okLatest - produced < .seconds(2), "the healthy app's urgent jobs took \(okLatest - produced)")
+        // Not behind the held app's work: delivered while it is still refused (the next line). The
+        // bound is loose for a loaded machine; the lanes' latency goal is LanesEndToEndTests', alone.
+        #expect(okLatest - produced < .seconds(10), "the healthy app's urgent jobs took \(okLatest - produced)")
         #expect(Date().timeIntervalSince1970 < outageEnd, "they were delivered during the other app's outage")
         #expect(watcher.deliveries(prefix: "brokenurgent-") == 0, "the held app's urgent jobs wait with it")
 
