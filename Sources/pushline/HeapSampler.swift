@@ -16,9 +16,22 @@ final class HeapSampler: Service, Sendable {
         self.interval = interval
     }
 
+    /// Samples until the group shuts down. Without jemalloc (or when `mallctl` cannot read its
+    /// statistics) there is nothing to sample: the service then waits for the shutdown instead of
+    /// returning, and RunCommand registers it with `successTerminationBehavior: .ignore`, so an
+    /// early end of this optional sampler never ends the worker.
     func run() async throws {
-        guard Allocator.description != nil else { return }
+        guard Allocator.description != nil, Self.readable() else {
+            try? await gracefulShutdown()
+            return
+        }
         await PeriodicSampling.run(every: interval) { self.sample() }
+    }
+
+    /// Whether jemalloc answers the statistics this sampler reads.
+    private static func readable() -> Bool {
+        var epoch: UInt64 = 1
+        return mallctl("epoch", nil, nil, &epoch, MemoryLayout<UInt64>.size) == 0 && statistic("stats.allocated") != nil
     }
 
     private func sample() {

@@ -43,7 +43,8 @@ struct RunCommand: AsyncParsableCommand {
             if let address = HostPort(configuration.metrics.listen) {
                 services.append(.init(service: MetricsServer(address: address, metrics: metrics, health: health, logger: logger)))
             }
-            services.append(.init(service: HeapSampler()))
+            // Optional: if it ends (no jemalloc statistics), the worker goes on.
+            services.append(.init(service: HeapSampler(), successTerminationBehavior: .ignore))
             services += try Worker(configuration: configuration, logger: logger, health: health).services()
             var groupConfiguration = ServiceGroupConfiguration(
                 services: services,
