@@ -1,28 +1,29 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+// No unsafe flags: SwiftPM refuses a package that has them as a dependency by version, and other
+// packages depend on our libraries. The few hot class properties whose run-time exclusivity
+// checks showed in the profile are marked `@exclusivity(unchecked)` where they are declared
+// (docs/architecture.md, "Exclusivity checks").
 let strict: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
-    // Release builds skip the run-time exclusivity checks of class properties and globals (about
-    // 4% of the worker's CPU on the bench: swift_beginAccess/endAccess on every request and
-    // response). Debug builds, which run the tests, keep them, so a violation still traps there.
-    .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
+    .enableUpcomingFeature("ExistentialAny")
 ]
 
 let package = Package(
     name: "pushline",
     platforms: [.macOS(.v15)],
+    // docs/api.md: the supported products (the APNs client, its values, the mock) and why the
+    // others are products with no promise (the bench package builds them).
     products: [
         .executable(name: "pushline", targets: ["pushline"]),
-        .library(name: "PushlineKafka", targets: ["PushlineKafka"]),
+        .library(name: "PushlineAPNS", targets: ["PushlineAPNS"]),
+        .library(name: "PushlineAPNSCore", targets: ["PushlineAPNSCore"]),
+        .library(name: "PushlineAPNSMock", targets: ["PushlineAPNSMock"]),
         .library(name: "PushlineTLS", targets: ["PushlineTLS"]),
         .library(name: "PushlineHTTP2", targets: ["PushlineHTTP2"]),
         .library(name: "PushlineHTTP2Server", targets: ["PushlineHTTP2Server"]),
-        .library(name: "PushlineAPNSCore", targets: ["PushlineAPNSCore"]),
-        .library(name: "PushlineWorker", targets: ["PushlineWorker"]),
-        .library(name: "PushlineAPNS", targets: ["PushlineAPNS"]),
-        .library(name: "PushlineAPNSMock", targets: ["PushlineAPNSMock"]),
         .library(name: "PushlineTestCA", targets: ["PushlineTestCA"]),
+        .library(name: "PushlineWorker", targets: ["PushlineWorker"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -113,6 +114,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -126,6 +128,7 @@ let package = Package(
             dependencies: [
                 "PushlineWorker", "PushlineAPNSMock", "PushlineAPNSCore", "PushlineKafka", "PushlineTLS", "PushlineAPNS", "CJemalloc",
                 "CPushlineMallocConf",
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -191,8 +194,9 @@ let package = Package(
         .testTarget(
             name: "PushlineWorkerTests",
             dependencies: [
-                "PushlineWorker", "PushlineAPNSCore", "PushlineKafka", "PushlineTestSupport",
+                "PushlineWorker", "PushlineAPNS", "PushlineAPNSCore", "PushlineKafka", "PushlineTestSupport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Yams", package: "Yams"),

@@ -35,18 +35,21 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
     private let settings: Settings
     private let report: @Sendable (_ slot: Int, _ event: ConnectionEvent) -> Void
 
-    private var channel: (any Channel)?
-    private var handler: HTTP2ClientHandler?
+    // `@exclusivity(unchecked)`: confined to one event loop and never accessed re-entrantly (the
+    // nghttp2 callbacks run inside our calls into the session, but touch no property those calls
+    // hold open); their run-time checks were ~1.8% of the worker's CPU (docs/architecture.md).
+    @exclusivity(unchecked) private var channel: (any Channel)?
+    @exclusivity(unchecked) private var handler: HTTP2ClientHandler?
     private var sentOnThisConnection = false
     private var pingTask: RepeatedTask?
     private var pingDeadline: Scheduled<Void>?
     private var reconnectTask: Scheduled<Void>?
     /// Streams sent on this connection in send order, for the deadline sweep.
-    private var sent = SendOrder()
+    @exclusivity(unchecked) private var sent = SendOrder()
     private var sweepTask: RepeatedTask?
     /// Streams that ended since the last report: reported in one event per event-loop batch
     /// instead of one pool lock per response.
-    private var ended: [(request: PendingRequest, end: StreamEnd)] = []
+    @exclusivity(unchecked) private var ended: [(request: PendingRequest, end: StreamEnd)] = []
     private var shutDown = false
     /// Requests handed over from other threads, waiting for one `start` on the event loop: many
     /// small hand-overs (jobs of one token) share one hop instead of waking the loop for each.

@@ -12,16 +12,19 @@ package final class NGHTTP2Session {
     /// The nghttp2 session; created in init, freed in deinit, never handed out.
     private let raw: OpaquePointer
     package let role: Role
-    private var headerBlock = HeaderBlock()
+    // `@exclusivity(unchecked)`: confined to one event loop and never accessed re-entrantly (the
+    // nghttp2 callbacks run inside our calls into the session, but touch no property those calls
+    // hold open); their run-time checks were ~1.8% of the worker's CPU (docs/architecture.md).
+    @exclusivity(unchecked) private var headerBlock = HeaderBlock()
 
     /// The handler that owns this session. `unowned(unsafe)`: the handler holds the only strong
     /// reference to the session, so the handler outlives every callback the session can make.
-    unowned(unsafe) package var events: (any NGHTTP2SessionEvents)?
+    @exclusivity(unchecked) unowned(unsafe) package var events: (any NGHTTP2SessionEvents)?
     /// For callbacks a handler installs itself (`installCallbacks` in init; the server's hot
     /// callbacks): that handler, unretained (`Unmanaged.passUnretained(handler).toOpaque()`), so
     /// they reach it without reference counting or an existential. Valid for the same reason as
     /// `events`: the handler owns the session.
-    package var owner: UnsafeMutableRawPointer?
+    @exclusivity(unchecked) package var owner: UnsafeMutableRawPointer?
 
     /// - Parameters:
     ///   - peerMaxConcurrentStreams: what to assume for the peer's SETTINGS_MAX_CONCURRENT_STREAMS

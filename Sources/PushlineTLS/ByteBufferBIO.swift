@@ -11,11 +11,14 @@ import NIOCore
 final class ByteBufferBIO {
     /// Borrowed once handed to `SSL_set_bio`.
     let bio: OpaquePointer
+    // `@exclusivity(unchecked)` on the hot properties: confined to the channel's event loop and
+    // never accessed re-entrantly; their run-time checks showed in the worker's profile
+    // (docs/architecture.md, "Exclusivity checks").
     /// Received ciphertext not yet consumed by OpenSSL.
-    private var inbound: ByteBuffer?
+    @exclusivity(unchecked) private var inbound: ByteBuffer?
     /// Ciphertext produced by OpenSSL, not yet taken. Its storage is reused after the socket
     /// released the last write (`clear(minimumCapacity:)` only allocates if it is still shared).
-    private var outbound: ByteBuffer
+    @exclusivity(unchecked) private var outbound: ByteBuffer
     private static let outboundCapacity = 16 * 1024 + 256
     /// Above this, outbound storage is dropped rather than kept for reuse (bounds memory per connection).
     private static let retainedOutboundCapacity = 256 * 1024

@@ -27,15 +27,18 @@ public final class TLSHandler: ChannelDuplexHandler {
     public typealias OutboundOut = ByteBuffer
 
     private let connection: TLSConnection
-    private var state = TLSHandlerStateMachine()
+    // `@exclusivity(unchecked)` on the hot properties: confined to the channel's event loop and
+    // never accessed re-entrantly; their run-time checks showed in the worker's profile
+    // (docs/architecture.md, "Exclusivity checks").
+    @exclusivity(unchecked) private var state = TLSHandlerStateMachine()
     /// Plaintext written but not yet encrypted (before the handshake or before the next flush).
-    private var pendingWrites = CircularBuffer<ByteBuffer>(initialCapacity: 16)
+    @exclusivity(unchecked) private var pendingWrites = CircularBuffer<ByteBuffer>(initialCapacity: 16)
     /// The promises of all `pendingWrites`, chained into one.
-    private var pendingPromise: EventLoopPromise<Void>?
+    @exclusivity(unchecked) private var pendingPromise: EventLoopPromise<Void>?
     /// Packs small plaintext writes into full records; never handed out, so its storage is reused.
-    private var coalescing: ByteBuffer
+    @exclusivity(unchecked) private var coalescing: ByteBuffer
     /// Receives plaintext; its storage is reused when the next handler has released the last one.
-    private var plaintext: ByteBuffer
+    @exclusivity(unchecked) private var plaintext: ByteBuffer
     /// The promise of a close in progress (close_notify being written).
     private var closePromise: EventLoopPromise<Void>?
 

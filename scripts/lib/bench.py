@@ -191,7 +191,7 @@ class Stack(LocalStack):
         subprocess.run([BIN, "enqueue", "--config", config, "--file", jobs_path, "--quiet"], check=True)
         # perf wraps the worker (attaching with -p would miss the threads it starts later); the
         # CPU figures of a profiled run are then perf's process, worker included, not the worker alone.
-        recorder = ["perf", "record", "-g", "-F", "999", "-o", os.path.join(RUN, f"{name}.perf.data"), "--"] if profile else []
+        recorder = ["perf", "record", "-g", "-F", os.environ.get("PUSHLINE_PERF_FREQUENCY", "999"), "-o", os.path.join(RUN, f"{name}.perf.data"), "--"] if profile else []
         # The mock and the broker share the machine with the worker: their CPU per notification
         # says what the end-to-end rate costs beyond the worker's own.
         broker_pid = self.broker.pid
