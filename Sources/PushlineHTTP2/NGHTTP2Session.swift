@@ -31,9 +31,13 @@ package final class NGHTTP2Session {
     ///     until its first SETTINGS arrives.
     ///   - installCallbacks: replaces callbacks on the table after the shared ones are set (the
     ///     server's hot callbacks, which reach `owner`).
+    ///   - resetRateLimit: server only: the token bucket nghttp2 (1.52 with Debian's CVE-2023-44487
+    ///     backport, 1.57+ upstream) puts on received RST_STREAM frames; when it runs dry, nghttp2
+    ///     sends GOAWAY INTERNAL_ERROR. nil = nghttp2's own default (burst 1000, 33 per second).
     package init(
         role: Role,
         peerMaxConcurrentStreams: UInt32,
+        resetRateLimit: (burst: UInt64, perSecond: UInt64)? = nil,
         installCallbacks: (OpaquePointer?) -> Void = { _ in }
     ) throws {
         self.role = role
@@ -50,6 +54,9 @@ package final class NGHTTP2Session {
         nghttp2_option_set_peer_max_concurrent_streams(option, peerMaxConcurrentStreams)
         // We never use RFC 7540 priorities, so closed streams need not be kept for the tree.
         nghttp2_option_set_no_closed_streams(option, 1)
+        if let resetRateLimit, role == .server {
+            nghttp2_option_set_stream_reset_rate_limit(option, resetRateLimit.burst, resetRateLimit.perSecond)
+        }
 
         var session: OpaquePointer?
         switch role {

@@ -7,6 +7,8 @@ public struct HTTP2ServerConfiguration: Sendable, Hashable {
     public var initialWindowSize: UInt32 = 1 << 20
     /// Connection-level receive window.
     public var connectionWindowSize: Int32 = 16 << 20
+    /// The RST_STREAM rate limit nghttp2 applies to the client (see `HTTP2ResetRateLimit`).
+    public var resetRateLimit: HTTP2ResetRateLimit = .nghttp2Default
 
     public init(maxConcurrentStreams: UInt32 = 100) {
         self.maxConcurrentStreams = maxConcurrentStreams

@@ -15,6 +15,9 @@ public protocol HTTP2ServerDelegate: AnyObject {
     func http2ServerLimitViolated(_ connection: HTTP2ServerHandler)
     func http2Server(_ connection: HTTP2ServerHandler, goAwayReceived goAway: HTTP2GoAway)
     func http2Server(_ connection: HTTP2ServerHandler, goAwaySent goAway: HTTP2GoAway)
+    /// The client reset a stream (RST_STREAM), e.g. a request it gave up on. `streamClosed`
+    /// follows for a stream that was open.
+    func http2Server(_ connection: HTTP2ServerHandler, resetReceived streamID: Int32, errorCode: HTTP2ErrorCode)
     func http2ServerClosed(_ connection: HTTP2ServerHandler)
 }
 
@@ -23,5 +26,6 @@ extension HTTP2ServerDelegate {
     public func http2ServerLimitViolated(_ connection: HTTP2ServerHandler) {}
     public func http2Server(_ connection: HTTP2ServerHandler, goAwayReceived goAway: HTTP2GoAway) {}
     public func http2Server(_ connection: HTTP2ServerHandler, goAwaySent goAway: HTTP2GoAway) {}
+    public func http2Server(_ connection: HTTP2ServerHandler, resetReceived streamID: Int32, errorCode: HTTP2ErrorCode) {}
     public func http2ServerClosed(_ connection: HTTP2ServerHandler) {}
 }

@@ -21,6 +21,7 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
         case pong(EventLoopPromise<TimeAmount>, TimeAmount)
         case goAwayReceived(HTTP2GoAway)
         case goAwaySent(HTTP2GoAway)
+        case resetReceived(Int32, HTTP2ErrorCode)
     }
 
     public let configuration: HTTP2ServerConfiguration
@@ -70,6 +71,7 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
             session = try NGHTTP2Session(
                 role: .server,
                 peerMaxConcurrentStreams: 100,
+                resetRateLimit: (configuration.resetRateLimit.burst, configuration.resetRateLimit.perSecond),
                 installCallbacks: installNGHTTP2ServerCallbacks
             )
         } catch {
@@ -303,6 +305,7 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
             case .pong(let promise, let rtt): promise.succeed(rtt)
             case .goAwayReceived(let goAway): delegate?.http2Server(self, goAwayReceived: goAway)
             case .goAwaySent(let goAway): delegate?.http2Server(self, goAwaySent: goAway)
+            case .resetReceived(let streamID, let code): delegate?.http2Server(self, resetReceived: streamID, errorCode: code)
             }
         }
         deferred.removeAll(keepingCapacity: true)
@@ -375,6 +378,10 @@ extension HTTP2ServerHandler: NGHTTP2SessionEvents {
         case .goAway(let goAway):
             receivedGoAway = goAway
             deferred.append(.goAwayReceived(goAway))
+        case .rstStream(let streamID, let errorCode):
+            // Counted before nghttp2's rate limit looks at it (it may answer this one with GOAWAY).
+            stats.resetReceived()
+            deferred.append(.resetReceived(streamID, errorCode))
         default:
             break
         }

@@ -10,6 +10,9 @@ public struct ServerStreamStats: Sendable, Hashable {
     public private(set) var limitViolations = 0
     /// Requests delivered complete to the delegate.
     public private(set) var requestsReceived = 0
+    /// RST_STREAM frames the client sent (cancelled requests; nghttp2 limits their rate, see
+    /// `HTTP2ResetRateLimit`).
+    public private(set) var resetsReceived = 0
 
     public init() {}
 
@@ -21,6 +24,8 @@ public struct ServerStreamStats: Sendable, Hashable {
     mutating func streamClosed() { openStreams -= 1 }
 
     mutating func requestCompleted() { requestsReceived += 1 }
+
+    mutating func resetReceived() { resetsReceived += 1 }
 
     /// A new stream was rejected by nghttp2; it is a violation when the limit the client had
     /// acknowledged was already reached (streams refused after we lowered the limit are not).
