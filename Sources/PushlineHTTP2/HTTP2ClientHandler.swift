@@ -40,6 +40,8 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
     @exclusivity(unchecked) private var pings = PingTracker()
     @exclusivity(unchecked) private var deferred: [Deferred] = []
     @exclusivity(unchecked) private var capacityFreed = false
+    /// `goAway` queued our GOAWAY (it is sent once).
+    private var goAwayQueued = false
 
     /// The GOAWAY received from the server, if any.
     public private(set) var receivedGoAway: HTTP2GoAway?
@@ -176,14 +178,28 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
         return promise.futureResult
     }
 
-    /// Sends GOAWAY (no new streams from here on); open streams still complete.
-    public func goAway(errorCode: HTTP2ErrorCode = .noError, debugData: ByteBuffer = ByteBuffer()) {
-        guard context != nil else { return }
+    /// The polite close (RFC 9113 §6.8: an endpoint SHOULD send GOAWAY before closing): queues
+    /// GOAWAY and stops new streams at once (`isAcceptingStreams` turns false, submits fail).
+    /// Streams already submitted run to their end; once none is open, nghttp2 wants neither to
+    /// read nor to write, and the handler closes the connection itself right after writing the
+    /// GOAWAY (TLS sends it before its close_notify). To bound the wait, close the channel.
+    ///
+    /// The last-stream-id is the last stream the server opened that we processed: 0 against APNs,
+    /// which opens none. Only the first call queues a frame; returns whether this one did.
+    @discardableResult
+    public func goAway(errorCode: HTTP2ErrorCode = .noError, debugData: ByteBuffer = ByteBuffer()) -> Bool {
+        guard context != nil, !goAwayQueued, capacity.phase != .closed else { return false }
+        goAwayQueued = true
+        // Before the frame leaves: a submit in this tick must not open a stream behind it.
+        capacity.goAwaySent()
         do {
             try session.submitGoAway(lastStreamID: session.lastProcessedStreamID, errorCode: errorCode, debugData: debugData)
+            // Written in its own tick (never from inside a delegate call of this handler).
             needsDrain()
+            return true
         } catch {
             context?.fireErrorCaught(error)
+            return false
         }
     }
 
