@@ -66,7 +66,8 @@ public final class MockAPNSServer: Sendable {
         let shared = try MockShared(configuration: configuration, stats: stats)
         let threads = configuration.threads > 0 ? configuration.threads : System.coreCount
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
-        let http2 = HTTP2ServerConfiguration(maxConcurrentStreams: MockConnection.initialLimit(configuration))
+        var http2 = HTTP2ServerConfiguration(maxConcurrentStreams: MockPolicy.initialLimit(configuration))
+        http2.resetRateLimit = configuration.resetRateLimit
 
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)

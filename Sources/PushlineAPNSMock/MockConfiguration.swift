@@ -1,3 +1,5 @@
+import PushlineHTTP2Server
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -50,6 +52,10 @@ public struct MockConfiguration: Sendable {
     public var limitDropMilliseconds = 200
     /// Close a connection idle this long, in seconds (0 = never).
     public var idleCloseSeconds = 0
+    /// nghttp2's guard against rapid reset (`--reset-rate-limit`): RST_STREAM frames a client may
+    /// send, as a burst and a refill per second; beyond it the connection gets GOAWAY
+    /// INTERNAL_ERROR (`reset_limit_goaways` in the stats). nghttp2's default: 1000, 33/s.
+    public var resetRateLimit: HTTP2ResetRateLimit = .nghttp2Default
 
     /// A timed outage (see `MockOutage`): from the `outageStartAfterRequests`-th request on, every
     /// request is answered `outageStatus` with `{"reason":"<outageReason>"}` for `outageSeconds`,
@@ -86,6 +92,17 @@ public struct MockConfiguration: Sendable {
     }
 
     public init() {}
+
+    /// `--reset-rate-limit`'s default, as the flag takes it: nghttp2's own limit.
+    public static var defaultResetRateLimit: String { HTTP2ResetRateLimit.nghttp2Default.description }
+
+    /// Sets `resetRateLimit` from `BURST:PER_SECOND` (e.g. `1000:33`) or `off`.
+    public mutating func setResetRateLimit(parsing text: String) throws(MockError) {
+        guard let limit = HTTP2ResetRateLimit(parsing: text) else {
+            throw MockError("'\(text)' is not BURST:PER_SECOND (e.g. 1000:33; BURST at least 1) or off")
+        }
+        resetRateLimit = limit
+    }
 
     /// Whether requests must carry a provider token.
     public var tokenAuth: Bool { !authKeys.isEmpty }

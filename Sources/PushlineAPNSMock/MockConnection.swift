@@ -4,14 +4,11 @@ import PushlineHTTP2
 import PushlineHTTP2Server
 import PushlineTLS
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// One client connection to the mock: applies APNs' rules to each request, enforces token trust
-/// and the stream-limit ramp, injects the configured chaos, and counts everything.
+/// One client connection to the mock: the adapter between the HTTP/2 server handler and the
+/// mock's values. `MockPolicy` says what APNs' rules answer (and when the stream limit opens up),
+/// `MockChaos` which faults to inject, `MockOutage` (shared) whether the outage answers instead;
+/// this class performs what they decide (respond, reset, GOAWAY, close, timers), encodes the
+/// responses and counts everything in the stats.
 ///
 /// Lives on its channel's EventLoop (the HTTP/2 handler calls it there), so it keeps plain state.
 /// Requests are read as bytes (no `String` per header) and counted in this connection's own
@@ -20,21 +17,14 @@ final class MockConnection: HTTP2ServerDelegate {
     private let shared: MockShared
     private let channel: any Channel
     let id: Int
-    private var random: SplitMix64
-
-    /// The limit this connection advertises when not dropped: 1 until a valid token succeeded.
-    private var limit: UInt32
+    private var policy: MockPolicy
+    private var chaos: MockChaos
     private var limitDropped = false
-    private var tokenSucceeded = false
-    private var currentToken: MockTokenVerifier.Verified?
-    /// `currentToken`'s JWT as bytes, compared with each request's authorization header.
-    private var currentJWT: [UInt8] = []
     private let counters: MockStats.ConnectionCounters
     /// The most streams open at once here so far (the shared stats keep the maximum over all).
     private var maxOpenStreams = 0
     /// Reused for every response: answering allocates nothing here.
     private var responseFields = HTTP2HeaderFields(capacity: 128)
-    private var streamsStarted = 0
     private var goingAway = false
     /// The last-stream-id of the GOAWAY this connection sent: later streams are not processed.
     private var goAwayLastStreamID: Int32 = .max
@@ -48,15 +38,10 @@ final class MockConnection: HTTP2ServerDelegate {
         self.shared = shared
         self.channel = channel
         self.id = shared.nextConnectionID()
-        self.random = SplitMix64(seed: shared.configuration.seed &+ UInt64(id) &* 0x2545_F491_4F6C_DD1D)
-        self.limit = shared.configuration.tokenAuth ? 1 : UInt32(shared.configuration.maxStreams)
+        self.policy = MockPolicy(configuration: shared.configuration, verifier: shared.verifier, unregistered: shared.unregistered)
+        self.chaos = MockChaos(configuration: shared.configuration, connection: id)
         self.counters = shared.stats.connectionOpened(id)
-        shared.stats.advertised(limit: Int(limit))
-    }
-
-    /// The limit a new connection advertises in its first SETTINGS.
-    static func initialLimit(_ configuration: MockConfiguration) -> UInt32 {
-        configuration.tokenAuth ? 1 : UInt32(configuration.maxStreams)
+        shared.stats.advertised(limit: Int(policy.limit))
     }
 
     // MARK: HTTP2ServerDelegate
@@ -68,22 +53,22 @@ final class MockConnection: HTTP2ServerDelegate {
             connection.resetStream(request.streamID, errorCode: .refusedStream)
             return
         }
-        streamsStarted += 1
         if connection.openStreams > maxOpenStreams {
             maxOpenStreams = connection.openStreams
-            shared.stats.streamsOpen(maxOpenStreams, limit: Int(limit))
+            shared.stats.streamsOpen(maxOpenStreams, limit: Int(policy.limit))
         }
-        if configuration.tokenAuth, !tokenSucceeded {
+        if policy.probing {
             shared.stats.streamsOpenWhileProbing(connection.openStreams)
         }
         armIdleTimer(connection)
 
-        if configuration.closeEvery > 0, streamsStarted % configuration.closeEvery == 0 {
+        let events = chaos.streamStarted()
+        if events.contains(.closeAbruptly) {
             shared.stats.abruptClose()
             connection.closeAbruptly()
             return
         }
-        if configuration.goawayEvery > 0, streamsStarted % configuration.goawayEvery == 0, !goingAway {
+        if events.contains(.goAway), !goingAway {
             goingAway = true
             goAwayLastStreamID = request.streamID
             shared.stats.goawaySent()
@@ -93,7 +78,7 @@ final class MockConnection: HTTP2ServerDelegate {
                 debugData: ByteBuffer(string: #"{"reason":"Shutdown"}"#)
             )
         }
-        if configuration.limitDropEvery > 0, streamsStarted % configuration.limitDropEvery == 0 {
+        if events.contains(.dropLimit) {
             dropLimit(connection)
         }
 
@@ -106,18 +91,13 @@ final class MockConnection: HTTP2ServerDelegate {
             } else {
                 answer(request)
             }
-        let status = answer.status
         // A request whose token passed (whatever the answer about the device) opens the connection
         // up; an outage answer never does, as APNs refusing everything has accepted no token.
-        if !outage, status != 403, status != 429, currentToken != nil, configuration.tokenAuth, !tokenSucceeded {
-            tokenSucceeded = true
-            limit = UInt32(configuration.maxStreams)
-            if !limitDropped {
-                connection.setMaxConcurrentStreams(limit)
-                shared.stats.advertised(limit: Int(limit))
-            }
+        if let raised = policy.answered(status: answer.status, outage: outage), !limitDropped {
+            connection.setMaxConcurrentStreams(raised)
+            shared.stats.advertised(limit: Int(raised))
         }
-        let delay = responseDelay()
+        let delay = TimeAmount(chaos.responseDelay())
         if delay > .zero {
             let streamID = request.streamID
             delayed[streamID] = connection.eventLoop?.assumeIsolated().scheduleTask(in: delay) { [weak self, weak connection] in
@@ -142,6 +122,22 @@ final class MockConnection: HTTP2ServerDelegate {
         shared.stats.limitViolated()
     }
 
+    /// The client's polite close (or its answer to ours): counted; nghttp2 ends the connection
+    /// once the open streams are done.
+    func http2Server(_ connection: HTTP2ServerHandler, goAwayReceived goAway: HTTP2GoAway) {
+        shared.stats.goawayReceived()
+    }
+
+    /// GOAWAYs the mock decides are counted where it decides them (`goaways_sent`); nghttp2 sends
+    /// others itself. INTERNAL_ERROR is the RST_STREAM rate limit's (the mock never sends one).
+    func http2Server(_ connection: HTTP2ServerHandler, goAwaySent goAway: HTTP2GoAway) {
+        if goAway.errorCode == .internalError { shared.stats.resetLimitGoAway() }
+    }
+
+    func http2Server(_ connection: HTTP2ServerHandler, resetReceived streamID: Int32, errorCode: HTTP2ErrorCode) {
+        counters.resetsReceived.wrappingAdd(1, ordering: .releasing)
+    }
+
     func http2ServerClosed(_ connection: HTTP2ServerHandler) {
         for task in delayed.values { task.cancel() }
         delayed.removeAll()
@@ -154,7 +150,7 @@ final class MockConnection: HTTP2ServerDelegate {
     /// The answer to a request, by APNs' rules in order: a push's read from the request's bytes,
     /// a broadcast's or a channel-management request's (rare) from its strings.
     private func answer(_ request: HTTP2ServerRequest) -> MockAnswer {
-        let push: (Int, APNSReason?, Int64?)? = request.withUnsafeFields { all in
+        let push: MockPolicy.Verdict? = request.withUnsafeFields { all in
             var method = UnsafeRawBufferPointer(start: nil, count: 0)
             var path = method
             var fields = APNSRequestRules.Fields()
@@ -170,16 +166,55 @@ final class MockConnection: HTTP2ServerDelegate {
                 }
             }
             guard MockAnswer.API(path: path) == .push else { return nil }
-            return answer(method: method, path: path, fields: fields, body: request.body)
+            return pushVerdict(method: method, path: path, fields: fields, body: request.body)
         }
-        if let (status, reason, timestamp) = push {
-            return MockAnswer(status: status, reason: reason, timestamp: timestamp)
+        if let push {
+            if push.newDERSignedToken { shared.stats.derSignedToken() }
+            if let refusal = push.refusal {
+                return MockAnswer(status: refusal.status, reason: refusal.reason, timestamp: refusal.timestamp)
+            }
+            return chaosAnswer(api: .push)
         }
         let body = request.body.map { Array($0.readableBytesView) } ?? []
         let headers = request.headers.map { (name: $0.name, value: $0.value) }
         return MockAnswer.API(path: request.path) == .broadcast
             ? broadcastAnswer(method: request.method, path: request.path, headers: headers, body: body)
             : channelAnswer(method: request.method, path: request.path, headers: headers, body: body)
+    }
+
+    private func pushVerdict(
+        method: UnsafeRawBufferPointer,
+        path: UnsafeRawBufferPointer,
+        fields: APNSRequestRules.Fields,
+        body: ByteBuffer?
+    ) -> MockPolicy.Verdict {
+        let now = configuration.now()
+        guard let body else {
+            return policy.push(
+                method: method,
+                path: path,
+                fields: fields,
+                body: UnsafeBufferPointer(start: nil, count: 0),
+                now: now,
+                certificateBundleID: certificateBundleID()
+            )
+        }
+        return body.withUnsafeReadableBytes { raw in
+            policy.push(
+                method: method,
+                path: path,
+                fields: fields,
+                body: raw.bindMemory(to: UInt8.self),
+                now: now,
+                certificateBundleID: certificateBundleID()
+            )
+        }
+    }
+
+    /// A request APNs' rules accepted: the chaos roll's fault, or 200.
+    private func chaosAnswer(api: MockAnswer.API) -> MockAnswer {
+        guard let failure = chaos.failure() else { return MockAnswer(api: api, status: 200) }
+        return MockAnswer(api: api, status: failure.status, reason: failure.reason)
     }
 
     /// A broadcast: APNs' request rules, then the credentials, then the channel (it exists, and
@@ -191,29 +226,21 @@ final class MockConnection: HTTP2ServerDelegate {
         case .failure(let rejection): return MockAnswer(api: .broadcast, rejection)
         case .success(let accepted): broadcast = accepted
         }
-        if let rejection = authorize(bundleID: broadcast.bundleID, authorization: broadcast.authorization) {
-            return MockAnswer(api: .broadcast, rejection)
+        if let refusal = authorize(bundleID: broadcast.bundleID, authorization: broadcast.authorization) {
+            return MockAnswer(api: .broadcast, status: refusal.status, reason: refusal.reason)
         }
         if let refusal = shared.channels.withLock({ MockChannelAPI.broadcastRefusal(broadcast, store: $0) }) {
             return MockAnswer(api: .broadcast, status: refusal.status, reason: refusal.reason)
         }
-        let roll = random.unit()
-        if roll < configuration.rate429 { return MockAnswer(api: .broadcast, status: 429, reason: .tooManyRequests) }
-        if roll < configuration.rate429 + configuration.rate500 {
-            return MockAnswer(api: .broadcast, status: 500, reason: .internalServerError)
-        }
-        if roll < configuration.rate429 + configuration.rate500 + configuration.rate503 {
-            return MockAnswer(api: .broadcast, status: 503, reason: .serviceUnavailable)
-        }
-        return MockAnswer(api: .broadcast, status: 200)
+        return chaosAnswer(api: .broadcast)
     }
 
     /// A channel-management request: the path, the credentials, then the API over the store.
     private func channelAnswer(method: String, path: String, headers: [(name: String, value: String)], body: [UInt8]) -> MockAnswer {
         guard let route = MockChannelAPI.route(path) else { return MockAnswer(api: .channels, status: 404, reason: .badPath) }
         let authorization = headers.first { $0.name == "authorization" }?.value
-        if let rejection = authorize(bundleID: route.bundleID, authorization: authorization) {
-            return MockAnswer(api: .channels, rejection)
+        if let refusal = authorize(bundleID: route.bundleID, authorization: authorization) {
+            return MockAnswer(api: .channels, status: refusal.status, reason: refusal.reason)
         }
         let (answer, channels) = shared.channels.withLock { store in
             let answer = MockChannelAPI.answer(
@@ -230,122 +257,15 @@ final class MockConnection: HTTP2ServerDelegate {
         return MockAnswer(api: .channels, status: answer.status, reason: answer.reason, channelID: answer.channelID, body: answer.body)
     }
 
-    /// The credentials of a broadcast or channel-management request for the app `bundleID`: nil
-    /// when they may act for it, else APNs' answer (403 TopicMismatch for another app's).
-    private func authorize(bundleID: String, authorization: String?) -> APNSRequestRules.Rejection? {
-        let topic = APNSPushType.liveactivity.defaultTopic(bundleID: bundleID)
-        if configuration.tokenAuth {
-            let rejection: APNSRequestRules.Rejection?
-            if var authorization {
-                rejection = authorization.withUTF8 { checkProviderToken(UnsafeRawBufferPointer($0)) }
-            } else {
-                rejection = checkProviderToken(nil)
-            }
-            if let rejection { return rejection }
-        } else if configuration.clientCAFile != nil {
-            guard let certified = certificateBundleID() else { return .init(403, .badCertificate) }
-            guard certified == bundleID else { return .init(403, .topicMismatch) }
-        }
-        guard shared.topicAllowed(topic, pushType: .liveactivity) else { return .init(403, .topicMismatch) }
-        return nil
-    }
-
-    private func answer(
-        method: UnsafeRawBufferPointer,
-        path: UnsafeRawBufferPointer,
-        fields: APNSRequestRules.Fields,
-        body: ByteBuffer?
-    ) -> (Int, APNSReason?, Int64?) {
-        let checked: Result<APNSPushType, APNSRequestRules.Rejection>
-        if let body {
-            checked = body.withUnsafeReadableBytes { raw in
-                APNSRequestRules.check(method: method, path: path, fields: fields, body: raw.bindMemory(to: UInt8.self))
-            }
-        } else {
-            checked = APNSRequestRules.check(
-                method: method,
-                path: path,
-                fields: fields,
-                body: UnsafeBufferPointer(start: nil, count: 0)
-            )
-        }
-        let pushType: APNSPushType
-        switch checked {
-        case .failure(let rejection): return (rejection.status, rejection.reason, nil)
-        case .success(let type): pushType = type
-        }
-
-        if configuration.tokenAuth {
-            if let rejection = checkProviderToken(fields[.authorization]) {
-                return (rejection.status, rejection.reason, nil)
-            }
-            guard let topic = fields[.topic] else { return (400, .missingTopic, nil) }
-            guard topicAllowed(topic, pushType: pushType) else { return (400, .topicDisallowed, nil) }
-        } else if configuration.clientCAFile != nil {
-            guard let bundleID = certificateBundleID() else { return (403, .badCertificate, nil) }
-            let topic = fields[.topic].map { String(decoding: $0, as: UTF8.self) } ?? bundleID + pushType.topicSuffix
-            // The certificate covers its bundle id with this push type's suffix.
-            guard topic == bundleID + pushType.topicSuffix else { return (400, .badTopic, nil) }
-            guard shared.topicAllowed(topic, pushType: pushType) else { return (400, .topicDisallowed, nil) }
-        } else if let topic = fields[.topic], !topicAllowed(topic, pushType: pushType) {
-            return (400, .topicDisallowed, nil)
-        }
-
-        if shared.unregistered.mayMatch, let token = APNSRequestRules.deviceToken(inPath: path),
-            let since = shared.unregistered.unregisteredSince(String(decoding: token, as: UTF8.self))
-        {
-            return (410, .unregistered, since)
-        }
-        let roll = random.unit()
-        if roll < configuration.rate429 { return (429, .tooManyRequests, nil) }
-        if roll < configuration.rate429 + configuration.rate500 { return (500, .internalServerError, nil) }
-        if roll < configuration.rate429 + configuration.rate500 + configuration.rate503 {
-            return (503, .serviceUnavailable, nil)
-        }
-        return (200, nil, nil)
-    }
-
-    private func topicAllowed(_ topic: UnsafeRawBufferPointer, pushType: APNSPushType) -> Bool {
-        configuration.topics.isEmpty || shared.topicAllowed(String(decoding: topic, as: UTF8.self), pushType: pushType)
-    }
-
-    /// Token trust: nil when the request's provider token is good, else APNs' answer. The token a
-    /// connection already verified is only checked for age (ES256 verification costs more than
-    /// everything else a request does here), by comparing bytes; a new one is verified, and may
-    /// replace the connection's token only 20 minutes (by `iat`) after it.
-    private func checkProviderToken(_ authorization: UnsafeRawBufferPointer?) -> APNSRequestRules.Rejection? {
-        let now = configuration.now()
-        if let current = currentToken, let authorization, isCurrentToken(authorization) {
-            return now - current.issuedAt > 3600 ? .init(403, .expiredProviderToken) : nil
-        }
-        let text = authorization.map { String(decoding: $0, as: UTF8.self) }
-        switch shared.verifier.verify(authorization: text, now: now) {
-        case .failure(let rejection):
-            return rejection
-        case .success(let verified):
-            if let current = currentToken, verified.issuedAt - current.issuedAt < 20 * 60 {
-                return .init(429, .tooManyProviderTokenUpdates)
-            }
-            currentToken = verified
-            currentJWT = Array(verified.jwt.utf8)
-            if verified.derSignature { shared.stats.derSignedToken() }
-            return nil
-        }
-    }
-
-    /// Whether `authorization` is "bearer " (any case) followed by exactly the current JWT.
-    private func isCurrentToken(_ authorization: UnsafeRawBufferPointer) -> Bool {
-        let scheme: StaticString = "bearer "
-        let schemeCount = scheme.utf8CodeUnitCount
-        guard authorization.count == currentJWT.count + schemeCount else { return false }
-        for index in 0..<schemeCount {
-            let byte = authorization[index]
-            let lowered = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
-            if lowered != scheme.utf8Start[index] { return false }
-        }
-        return currentJWT.withUnsafeBytes { jwt in
-            jwt.count == 0 || memcmp(authorization.baseAddress! + schemeCount, jwt.baseAddress!, jwt.count) == 0
-        }
+    private func authorize(bundleID: String, authorization: String?) -> MockPolicy.Refusal? {
+        let verdict = policy.authorize(
+            bundleID: bundleID,
+            authorization: authorization,
+            now: configuration.now(),
+            certificateBundleID: certificateBundleID()
+        )
+        if verdict.newDERSignedToken { shared.stats.derSignedToken() }
+        return verdict.refusal
     }
 
     private func respond(_ connection: HTTP2ServerHandler, _ request: HTTP2ServerRequest, _ answer: MockAnswer, outage: Bool) {
@@ -397,15 +317,7 @@ final class MockConnection: HTTP2ServerDelegate {
         }
     }
 
-    // MARK: Chaos
-
-    private func responseDelay() -> TimeAmount {
-        var milliseconds = Double(configuration.latencyMilliseconds)
-        if configuration.jitterMilliseconds > 0 {
-            milliseconds += random.unit() * Double(configuration.jitterMilliseconds)
-        }
-        return .nanoseconds(Int64(milliseconds * 1_000_000))
-    }
+    // MARK: Chaos (performed)
 
     /// Lowers the advertised limit to 1 for a while. Streams held for latency beyond the first are
     /// refused (REFUSED_STREAM: not processed, the client resends them), as APNs does.
@@ -422,7 +334,7 @@ final class MockConnection: HTTP2ServerDelegate {
             [weak self, weak connection] in
             guard let self, let connection else { return }
             self.limitDropped = false
-            connection.setMaxConcurrentStreams(self.limit)
+            connection.setMaxConcurrentStreams(self.policy.limit)
         }
     }
 

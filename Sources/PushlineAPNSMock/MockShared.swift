@@ -72,23 +72,4 @@ final class MockShared: Sendable {
     func nextConnectionID() -> Int {
         connectionCounter.wrappingAdd(1, ordering: .relaxed).newValue
     }
-
-    /// Whether a `pushType` push may go to `topic` under the `--topic` list (any when the list is
-    /// empty). As APNs does, the topic must be a listed bundle id plus exactly this push type's
-    /// suffix: a widgets push to the bare bundle id is refused, and so is an alert to `….voip`.
-    /// A topic listed whole is allowed for a push type whose suffix it carries (or for one without
-    /// a suffix, such as `mdm`, whose topic comes from the MDM certificate).
-    func topicAllowed(_ topic: String, pushType: APNSPushType) -> Bool {
-        let topics = configuration.topics
-        if topics.isEmpty { return true }
-        let suffix = pushType.topicSuffix
-        guard topic.hasSuffix(suffix) else { return false }
-        if topics.contains(String(topic.dropLast(suffix.count))) { return true }
-        return topics.contains(topic) && (suffix.isEmpty ? !Self.hasAnySuffix(topic) : true)
-    }
-
-    /// Whether `topic` ends with some push type's suffix.
-    private static func hasAnySuffix(_ topic: String) -> Bool {
-        APNSPushType.allCases.contains { !$0.topicSuffix.isEmpty && topic.hasSuffix($0.topicSuffix) }
-    }
 }

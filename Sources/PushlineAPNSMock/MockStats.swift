@@ -24,7 +24,14 @@ public final class MockStats: Sendable {
         public var requestsByConnection: [Int: Int] = [:]
         /// The highest limit ever advertised.
         public var maxAdvertisedLimit = 0
+        /// GOAWAYs the mock's chaos or idle timer sent (`--goaway-every`, `--idle-close-seconds`).
         public var goawaysSent = 0
+        /// GOAWAYs clients sent: a client that closes politely sends one per connection.
+        public var goawaysReceived = 0
+        /// RST_STREAM frames clients sent (requests they gave up on).
+        public var clientResets = 0
+        /// GOAWAY INTERNAL_ERROR sent by nghttp2's RST_STREAM rate limit (`--reset-rate-limit`).
+        public var resetLimitGoaways = 0
         public var abruptCloses = 0
         public var refusedStreams = 0
         /// Connections whose client offered no ALPN (APNs serves them; Pushy, for one, offers none).
@@ -55,6 +62,7 @@ public final class MockStats: Sendable {
         let connection: Int
         let answered = Atomic<Int>(0)
         let succeeded = Atomic<Int>(0)
+        let resetsReceived = Atomic<Int>(0)
 
         init(connection: Int) { self.connection = connection }
 
@@ -67,6 +75,7 @@ public final class MockStats: Sendable {
                 snapshot.requestsByConnection[connection, default: 0] += answered
             }
             if succeeded > 0 { snapshot.byStatus[200, default: 0] += succeeded }
+            snapshot.clientResets += resetsReceived.load(ordering: .acquiring)
         }
     }
 
@@ -147,6 +156,14 @@ public final class MockStats: Sendable {
         state.withLock { $0.totals.goawaysSent += 1 }
     }
 
+    func goawayReceived() {
+        state.withLock { $0.totals.goawaysReceived += 1 }
+    }
+
+    func resetLimitGoAway() {
+        state.withLock { $0.totals.resetLimitGoaways += 1 }
+    }
+
     func abruptClose() {
         state.withLock { $0.totals.abruptCloses += 1 }
     }
@@ -216,6 +233,9 @@ extension MockStats.Snapshot {
             + "\"max_open_streams_while_probing\":\(maxOpenStreamsWhileProbing),"
             + "\"limit_violations\":\(limitViolations),"
             + "\"goaways_sent\":\(goawaysSent),"
+            + "\"goaways_received\":\(goawaysReceived),"
+            + "\"client_resets\":\(clientResets),"
+            + "\"reset_limit_goaways\":\(resetLimitGoaways),"
             + "\"abrupt_closes\":\(abruptCloses),"
             + "\"refused_streams\":\(refusedStreams),"
             + "\"connections_without_alpn\":\(connectionsWithoutALPN),"

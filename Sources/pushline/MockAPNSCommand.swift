@@ -37,6 +37,10 @@ struct MockAPNSCommand: AsyncParsableCommand {
     @Option(help: "Lower MAX_CONCURRENT_STREAMS to 1 for a moment every N streams (0 = never).") var limitDropEvery = 0
     @Option(help: "How long a dropped limit stays at 1, in milliseconds.") var limitDropMs = 200
     @Option(help: "Close a connection idle this many seconds (0 = never).") var idleCloseSeconds = 0
+    @Option(
+        help: "RST_STREAMs a client may send: BURST:PER_SECOND, then GOAWAY INTERNAL_ERROR (nghttp2's rapid-reset guard), or off."
+    )
+    var resetRateLimit = MockConfiguration.defaultResetRateLimit
     @Option(help: "Refuse every request with STATUS and {\"reason\":\"REASON\"} for SECONDS, then heal (e.g. 403:InvalidProviderToken:20).")
     var outage: String?
     @Option(help: "The outage starts at the Kth request (1 = the first).") var outageAfterRequests = 1
@@ -51,6 +55,10 @@ struct MockAPNSCommand: AsyncParsableCommand {
     func run() async throws {
         PushlineLogging.bootstrap(level: logLevel, format: "auto")
         let logger = Logger(label: "pushline.mock-apns")
+        // Signals are caught before the server starts, and so before either "listening" line (the
+        // log's on stderr, ours on stdout): a SIGUSR1 sent as soon as a test or a script reads
+        // one must write the stats, not kill the process. A SIGTERM during start-up waits here.
+        let signals = SignalWaiter()
         var configuration = try makeConfiguration()
         var identity: CertifiedKey?
         if let selfSigned {
@@ -70,9 +78,6 @@ struct MockAPNSCommand: AsyncParsableCommand {
             // opened: all are about the flags given.
             throw ExitFailure.configuration(["mock-apns: \(error)"])
         }
-        // Signals are caught before the "listening" line: a SIGUSR1 sent as soon as a test or a
-        // script reads it must write the stats, not kill the process.
-        let signals = SignalWaiter()
         FileHandle.standardOutput.write(Data("mock APNs listening on \(configuration.host):\(server.port)\n".utf8))
 
         let printer = Task {
@@ -176,6 +181,11 @@ struct MockAPNSCommand: AsyncParsableCommand {
         configuration.limitDropEvery = max(0, limitDropEvery)
         configuration.limitDropMilliseconds = max(1, limitDropMs)
         configuration.idleCloseSeconds = max(0, idleCloseSeconds)
+        do {
+            try configuration.setResetRateLimit(parsing: resetRateLimit)
+        } catch {
+            problems.append("--reset-rate-limit: \(error)")
+        }
         if let outage {
             do {
                 try OutageSpec(parsing: outage).apply(to: &configuration)
