@@ -89,6 +89,7 @@ public final class APNSClient: Sendable {
             requestTimeout: configuration.requestTimeout,
             pingInterval: configuration.pingInterval,
             pingTimeout: configuration.pingTimeout,
+            closeTimeout: configuration.closeTimeout,
             authority: configuration.endpoint.authority,
             tokens: tokens,
             metrics: metrics,
@@ -159,8 +160,10 @@ public final class APNSClient: Sendable {
         }
     }
 
-    /// Closes every connection. Requests the pool still holds (queued, waiting to retry, held)
-    /// end as `shutdown`; requests in flight end as their streams fail.
+    /// Closes every connection politely: each sends GOAWAY (no new streams), waits for its open
+    /// streams to end (at most `configuration.closeTimeout`), then closes TCP; returns when all
+    /// are closed. Requests the pool still holds (queued, waiting to retry, held) end at once as
+    /// `shutdown`; requests in flight end with their answers, or as their streams fail.
     public func shutdown() async {
         perform(machine.withLock { $0.shutDown(now: .now) })
         await withTaskGroup(of: Void.self) { tasks in

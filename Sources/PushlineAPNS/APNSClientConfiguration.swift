@@ -20,6 +20,9 @@ public struct APNSClientConfiguration: Sendable {
     public var pingInterval: Duration
     public var pingTimeout: Duration
     public var connectTimeout: Duration
+    /// A polite close (shutdown, or a connection the pool retires) sends GOAWAY and waits this
+    /// long at most for the open streams to end before it closes TCP.
+    public var closeTimeout: Duration
     /// Resends after REFUSED_STREAM/GOAWAY do not count as attempts, up to this many per request.
     public var maxFreeResends: Int
     /// Wall clock in unix seconds, for JWT `iat` (tests inject their own).
@@ -44,6 +47,7 @@ public struct APNSClientConfiguration: Sendable {
         pingInterval: Duration = .seconds(60),
         pingTimeout: Duration = .seconds(10),
         connectTimeout: Duration = .seconds(10),
+        closeTimeout: Duration = .seconds(5),
         maxFreeResends: Int = 50,
         now: @escaping @Sendable () -> Int64 = APNSClientConfiguration.systemNow,
         name: String = "default",
@@ -61,6 +65,7 @@ public struct APNSClientConfiguration: Sendable {
         self.pingInterval = pingInterval
         self.pingTimeout = pingTimeout
         self.connectTimeout = connectTimeout
+        self.closeTimeout = closeTimeout
         self.maxFreeResends = maxFreeResends
         self.now = now
         self.name = name

@@ -18,8 +18,12 @@ public struct ConnectionLifecycle: Sendable, Hashable {
         case none
         /// Open a new connection now (re-resolving DNS).
         case connect
-        /// Close the channel (it has drained, or must be abandoned).
+        /// Close politely: GOAWAY (no new streams), wait for the open streams to end (bounded by
+        /// `APNSClientConfiguration.closeTimeout`), then close TCP.
         case close
+        /// Close at once, with a GOAWAY written first if the connection still takes bytes: it is
+        /// presumed dead (an unanswered PING), so its streams are not waited for.
+        case abandon
         /// Wait this long, then call `backoffElapsed`.
         case scheduleReconnect(after: Duration)
     }
@@ -53,6 +57,13 @@ public struct ConnectionLifecycle: Sendable, Hashable {
         guard state == .active || state == .connecting else { return .none }
         state = .draining
         return openStreams == 0 ? .close : .none
+    }
+
+    /// A PING went unanswered: stop using the connection and abandon it at once.
+    public mutating func pingLost() -> Action {
+        guard state == .active || state == .connecting else { return .none }
+        state = .draining
+        return .abandon
     }
 
     /// A stream closed; a draining connection closes after its last one.

@@ -212,9 +212,10 @@ struct PoolStateMachine {
         return actions
     }
 
-    /// Shut down for good: every connection closes, and every request the machine holds ends
-    /// (`shutdown`: not final for the worker, which leaves such jobs to the group's next owner).
-    /// Requests in flight end as their streams fail.
+    /// Shut down for good: every connection closes politely (GOAWAY, its open streams end, then
+    /// TCP), and every request the machine holds ends (`shutdown`: not final for the worker,
+    /// which leaves such jobs to the group's next owner). Requests in flight end with their
+    /// answers, or as their streams fail; none is sent again.
     mutating func shutDown(now: MonotonicInstant) -> PoolActions {
         var actions = PoolActions()
         guard !isShutDown else { return actions }
@@ -285,7 +286,7 @@ struct PoolStateMachine {
     /// A PING went unanswered: the connection is abandoned at once.
     mutating func pingLost(slot: Int, now: MonotonicInstant) -> PoolActions {
         var actions = PoolActions()
-        actions.connection(slot, lifecycles[slot].stopUsing(openStreams: 0))
+        actions.connection(slot, lifecycles[slot].pingLost())
         settle(&actions, now: now)
         return actions
     }
@@ -476,6 +477,12 @@ struct PoolStateMachine {
         now: MonotonicInstant,
         actions: inout PoolActions
     ) -> Bool {
+        if isShutDown {
+            // A stream that ended while its connection drained after shutdown, and would go
+            // again (a free resend, a token refresh): nothing is sent any more.
+            finish(request, request.outcome(.shutdown, at: now), into: &actions)
+            return false
+        }
         if isWithdrawn(request) {
             finish(request, request.outcome(.withdrawn, at: now), into: &actions)
             return false

@@ -23,6 +23,8 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
         var requestTimeout: Duration
         var pingInterval: Duration
         var pingTimeout: Duration
+        /// How long a polite close waits for open streams before it closes TCP anyway.
+        var closeTimeout: Duration
         /// The `:authority` of every request (formatted once, not per request).
         var authority: String
         var tokens: ProviderTokenSource?
@@ -44,6 +46,8 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
     private var pingTask: RepeatedTask?
     private var pingDeadline: Scheduled<Void>?
     private var reconnectTask: Scheduled<Void>?
+    /// The bound of a polite close in progress: closes the channel if its streams outlast it.
+    private var closeDeadline: Scheduled<Void>?
     /// Streams sent on this connection in send order, for the deadline sweep.
     @exclusivity(unchecked) private var sent = SendOrder()
     private var sweepTask: RepeatedTask?
@@ -77,7 +81,9 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
         case .connect:
             connect()
         case .close:
-            channel?.close(promise: nil)
+            closePolitely()
+        case .abandon:
+            abandon()
         case .scheduleReconnect(let delay):
             reconnectTask?.cancel()
             reconnectTask = eventLoop.scheduleTask(in: TimeAmount(delay)) { [self] in
@@ -166,12 +172,46 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
         channel?.close(promise: nil)
     }
 
+    /// Shuts the slot down for good: no reconnect, and a polite close of the connection. The
+    /// future completes once the channel is closed (its streams ended, or `closeTimeout` passed).
     func close() -> EventLoopFuture<Void> {
         shutDown = true
         reconnectTask?.cancel()
-        stopPinging()
+        // The deadline sweep keeps running: a stream past its deadline is reset, not waited for.
+        stopPinging(sweeping: false)
         guard let channel else { return eventLoop.makeSucceededVoidFuture() }
-        return channel.close().recover { _ in }
+        closePolitely()
+        return channel.closeFuture
+    }
+
+    /// The polite close (RFC 9113 §6.8): GOAWAY(NO_ERROR, last-stream-id 0: APNs opens no streams
+    /// to us), no new streams, and TCP closes when the open streams have ended (the HTTP/2
+    /// handler does that itself) or `closeTimeout` after the GOAWAY, whichever comes first.
+    /// Repeating it changes nothing. A connection whose HTTP/2 handler is not up yet (TCP or the
+    /// proxy's tunnel still opening) has nothing to say goodbye to and closes at once.
+    private func closePolitely() {
+        guard let channel else { return }
+        guard let handler, channel.isActive else {
+            channel.close(promise: nil)
+            return
+        }
+        // Only queues the frame; it is written in a later tick, so this is safe from inside one
+        // of the handler's delegate calls.
+        handler.goAway()
+        guard closeDeadline == nil else { return }
+        closeDeadline = eventLoop.scheduleTask(in: TimeAmount(settings.closeTimeout)) { [weak self] in
+            self?.closeDeadline = nil
+            channel.close(promise: nil)
+        }
+    }
+
+    /// GOAWAY, then TCP closed without waiting for streams (the connection is presumed dead). The
+    /// close is scheduled after the write the GOAWAY asked for, so the frame goes first when the
+    /// socket still takes bytes.
+    private func abandon() {
+        guard let channel else { return }
+        handler?.goAway()
+        eventLoop.execute { channel.close(promise: nil) }
     }
 
     // MARK: Requests
@@ -350,6 +390,8 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
         sent.removeAll()
         channel = nil
         handler = nil
+        closeDeadline?.cancel()
+        closeDeadline = nil
         stopPinging()
         report(slot, .closed)
     }

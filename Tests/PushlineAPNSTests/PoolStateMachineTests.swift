@@ -411,6 +411,32 @@ import Testing
         #expect(driver.outcomes[30]?.first?.noResponse == .shutdown)
     }
 
+    /// During the polite close after shutdown, streams still end: answered ones finish with their
+    /// answers, and those that would go again (not processed, an expired token) end `shutdown`
+    /// instead of waiting in a queue nobody drains.
+    @Test func streamsEndingAfterShutdownFinishAndNothingGoesAgain() {
+        var driver = Driver(connections: 1, limit: 5, tokenAuth: true)
+        driver.apply(driver.machine.peerLimitChanged(slot: 0, to: 5, now: driver.now))
+        driver.submit(1)
+        driver.answerAll(status: 200)
+        driver.submit(4)
+        #expect(driver.inFlightCount == 4)
+        driver.apply(driver.machine.shutDown(now: driver.now))
+        #expect(driver.connectionActions.contains { $0.0 == 0 && $0.1 == .close })
+        let inFlight = driver.inFlight[0]!
+        driver.inFlight = [:]
+        let ends: [StreamEnd] = [
+            .response(Self.ok), .unprocessed, .response(APNSResponse(status: 403, reason: .expiredProviderToken)), .lost,
+        ]
+        driver.apply(driver.machine.streamsEnded(slot: 0, Array(zip(inFlight, ends)), now: driver.now))
+        #expect(driver.inFlightCount == 0, "nothing is sent after shutdown")
+        #expect(driver.machine.waiting == 0)
+        #expect(driver.finished == 5)
+        #expect(driver.outcomes.values.allSatisfy { $0.count == 1 })
+        #expect(driver.outcomes[1]?.first?.status == 200)
+        for index in 2...4 { #expect(driver.outcomes[index]?.first?.noResponse == .shutdown, "\(index)") }
+    }
+
     @Test func shutdownDuringAHoldFinishesTheHeldRequests() {
         var driver = Driver(connections: 1, limit: 50)
         driver.submit(20)

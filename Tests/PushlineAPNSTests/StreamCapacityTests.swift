@@ -79,4 +79,15 @@ import Testing
         let result19 = lifecycle.stopUsing(openStreams: 0)
         #expect(result19 == .close)
     }
+
+    /// An unanswered PING: the connection is abandoned at once (GOAWAY, then TCP), not drained;
+    /// after that, nothing more (a drained or closed connection does not abandon again).
+    @Test func aLostPingAbandonsTheConnection() {
+        var lifecycle = ConnectionLifecycle()
+        _ = lifecycle.connected()
+        #expect(lifecycle.pingLost() == .abandon)
+        #expect(lifecycle.state == .draining)
+        #expect(lifecycle.pingLost() == .none)
+        #expect(lifecycle.streamClosed(openStreams: 0) == .close)
+    }
 }
