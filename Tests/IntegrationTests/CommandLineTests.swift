@@ -63,9 +63,10 @@ import Testing
         #expect(benchError.contains("bench"))
     }
 
-    /// A SIGUSR1 sent the moment the "listening" line is read writes the stats file; it used to
-    /// arrive before the handler was installed and kill the mock.
-    @Test func theMockTakesSIGUSR1AsSoonAsItSaysItListens() async throws {
+    /// A SIGUSR1 sent the moment a "listening" line is read writes the stats file; it used to
+    /// arrive before the handler was installed and kill the mock. Two lines say so: ours on
+    /// stdout, and the log's on stderr, which comes first.
+    @Test(arguments: [false, true]) func theMockTakesSIGUSR1AsSoonAsItSaysItListens(logLine: Bool) async throws {
         for _ in 0..<5 {
             let directory = try ProjectPaths.temporaryDirectory("mock-signal")
             let stats = directory.appendingPathComponent("stats.json").path
@@ -76,8 +77,13 @@ import Testing
                 "--stats-interval", "3600",
             ]
             let out = Pipe()
-            process.standardOutput = out
-            process.standardError = FileHandle.nullDevice
+            if logLine {
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = out
+            } else {
+                process.standardOutput = out
+                process.standardError = FileHandle.nullDevice
+            }
             try process.run()
             var line = ""
             while !line.contains("listening") {

@@ -107,6 +107,15 @@ import Testing
         #expect(status == 0, "worker log:\n\(worker.log.suffix(2000))")
         let (committedAll, offsets) = try await harness.everythingCommitted(reports)
         #expect(committedAll, "committed offsets: \(offsets)")
+        // A polite close: every APNs connection said GOAWAY before it closed (the mock closed none
+        // of them itself here).
+        try await waitUntil("the mock sees every connection closed") { harness.mock.stats.openConnections == 0 }
+        let mockStats = harness.mock.stats
+        #expect(mockStats.connections > 0)
+        #expect(
+            mockStats.goawaysReceived == mockStats.connections,
+            "\(mockStats.goawaysReceived) GOAWAYs, \(mockStats.connections) connections"
+        )
 
         // No secret reaches the log: not the signing key, not the JWT signature.
         let log = worker.log
