@@ -57,6 +57,7 @@ final class RecordingServerDelegate: HTTP2ServerDelegate {
     var requests: [HTTP2ServerRequest] = []
     var holdResponses = false
     var closedStreams: [(Int32, HTTP2ErrorCode)] = []
+    var goAwaysReceived: [HTTP2GoAway] = []
     var onRequest: ((HTTP2ServerHandler, HTTP2ServerRequest) -> Void)?
 
     func http2Server(_ connection: HTTP2ServerHandler, didReceive request: HTTP2ServerRequest) {
@@ -75,6 +76,10 @@ final class RecordingServerDelegate: HTTP2ServerDelegate {
 
     func http2Server(_ connection: HTTP2ServerHandler, streamClosed streamID: Int32, errorCode: HTTP2ErrorCode) {
         closedStreams.append((streamID, errorCode))
+    }
+
+    func http2Server(_ connection: HTTP2ServerHandler, goAwayReceived goAway: HTTP2GoAway) {
+        goAwaysReceived.append(goAway)
     }
 }
 

@@ -116,6 +116,46 @@ import Testing
         #expect(pair.clientHandler.availableStreams == pair.clientHandler.peerMaxConcurrentStreams)
     }
 
+    /// The client's polite close: one GOAWAY (NO_ERROR, last-stream-id 0), no stream after it,
+    /// the open ones answered, then the client closes the connection itself.
+    @Test func aClientGoAwayStopsNewStreamsLetsOpenOnesEndThenCloses() throws {
+        let delegate = RecordingServerDelegate()
+        delegate.holdResponses = true
+        let pair = try InMemoryPair(delegate: delegate)
+        let (first, firstAnswer) = pair.submit(request())
+        let (second, secondAnswer) = pair.submit(request())
+        try pair.interact()
+        #expect(delegate.requests.count == 2)
+
+        #expect(pair.clientHandler.goAway())
+        #expect(!pair.clientHandler.goAway(), "one GOAWAY")
+        #expect(!pair.clientHandler.isAcceptingStreams)
+        #expect(pair.clientHandler.availableStreams == 0)
+        // Refused at once, before the GOAWAY is even written.
+        let (third, thirdAnswer) = pair.submit(request())
+        #expect(third == nil)
+        guard case .failure(let error as HTTP2StreamError)? = thirdAnswer.completedResult(), case .connectionUnavailable = error.kind
+        else {
+            Issue.record("a submit after goAway() must fail as connectionUnavailable: \(String(describing: thirdAnswer.completedResult()))")
+            return
+        }
+        try pair.interact()
+        #expect(delegate.goAwaysReceived.map(\.lastStreamID) == [0])
+        #expect(delegate.goAwaysReceived.map(\.errorCode) == [.noError])
+        #expect(delegate.requests.count == 2)
+        #expect(pair.client.isActive, "two streams still open")
+
+        pair.serverHandler.respond(to: try #require(first), status: 200)
+        try pair.interact()
+        #expect(pair.client.isActive, "one stream still open")
+        pair.serverHandler.respond(to: try #require(second), status: 200)
+        try pair.interact()
+        #expect(try firstAnswer.completedResult()?.get().status == 200)
+        #expect(try secondAnswer.completedResult()?.get().status == 200)
+        #expect(!pair.client.isActive, "the client closed once its last stream ended")
+        #expect(delegate.goAwaysReceived.count == 1)
+    }
+
     @Test func goAwaySplitsAnsweredAndUnprocessedStreams() throws {
         let delegate = RecordingServerDelegate()
         delegate.holdResponses = true
