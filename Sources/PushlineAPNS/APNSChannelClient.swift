@@ -105,11 +105,12 @@ public final class APNSChannelClient: Sendable {
         )
     }
 
-    /// Closes the connection, if one was made.
+    /// Closes the connection, if one was made, politely: GOAWAY, then TCP once no stream is open
+    /// (at most `requestTimeout` later).
     public func close() async {
         guard let future = connection.withLock({ $0 }) else { return }
         if let connection = try? await future.get() {
-            try? await connection.close().get()
+            try? await connection.closeGracefully(timeout: TimeAmount(requestTimeout)).get()
         }
     }
 

@@ -83,7 +83,26 @@ public struct HTTP2ClientConnection: Sendable {
         channel.eventLoop.execute { handler.value.goAway() }
     }
 
+    /// Closes TCP at once (no GOAWAY; open streams fail). Prefer `closeGracefully(timeout:)`.
     public func close() -> EventLoopFuture<Void> {
         channel.close()
+    }
+
+    /// The polite close (RFC 9113 §6.8): GOAWAY, no new streams, the open ones run to their end,
+    /// then the handler closes TCP (see `HTTP2ClientHandler.goAway`); after `timeout` the channel
+    /// is closed anyway. Completes once the channel has closed.
+    public func closeGracefully(timeout: TimeAmount) -> EventLoopFuture<Void> {
+        let channel = self.channel
+        let handler = self.handler
+        return channel.eventLoop.flatSubmit {
+            guard channel.isActive else {
+                channel.close(promise: nil)
+                return channel.closeFuture
+            }
+            handler.value.goAway()
+            let deadline = channel.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) }
+            channel.closeFuture.whenComplete { _ in deadline.cancel() }
+            return channel.closeFuture
+        }
     }
 }

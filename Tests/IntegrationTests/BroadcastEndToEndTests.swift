@@ -18,6 +18,10 @@ import Testing
 
         // An operator makes a channel; its id is the one line on standard output.
         let created = try runPushline(["channels", "create", "--config", config, "--app", "default", "--storage-policy", "1"])
+        // It said goodbye: a GOAWAY before it closed its connection.
+        try await waitUntil("the channel client's connection closed") { harness.mock.stats.openConnections == 0 }
+        #expect(harness.mock.stats.connections == 1)
+        #expect(harness.mock.stats.goawaysReceived == 1)
         #expect(created.status == 0, "\(created.stderr)")
         let channel = created.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(!channel.isEmpty && !channel.contains("\n") && channel.utf8.count % 4 == 0, "a base64 id: \(created.stdout)")
