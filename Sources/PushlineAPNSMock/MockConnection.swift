@@ -188,14 +188,13 @@ final class MockConnection: HTTP2ServerDelegate {
         fields: APNSRequestRules.Fields,
         body: ByteBuffer?
     ) -> MockPolicy.Verdict {
-        let now = configuration.now()
         guard let body else {
             return policy.push(
                 method: method,
                 path: path,
                 fields: fields,
                 body: UnsafeBufferPointer(start: nil, count: 0),
-                now: now,
+                now: self.configuration.now(),
                 certificateBundleID: certificateBundleID()
             )
         }
@@ -205,7 +204,7 @@ final class MockConnection: HTTP2ServerDelegate {
                 path: path,
                 fields: fields,
                 body: raw.bindMemory(to: UInt8.self),
-                now: now,
+                now: self.configuration.now(),
                 certificateBundleID: certificateBundleID()
             )
         }

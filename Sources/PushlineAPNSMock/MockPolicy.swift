@@ -62,14 +62,14 @@ struct MockPolicy {
 
     // MARK: Requests
 
-    /// A push (`/3/device/<token>`), read from the request's bytes, at `now` (unix seconds):
-    /// APNs' request rules, then trust and topic, then the device.
+    /// A push (`/3/device/<token>`), read from the request's bytes, at `now` (unix seconds; read
+    /// only when a token is checked): APNs' request rules, then trust and topic, then the device.
     mutating func push(
         method: UnsafeRawBufferPointer,
         path: UnsafeRawBufferPointer,
         fields: APNSRequestRules.Fields,
         body: UnsafeBufferPointer<UInt8>,
-        now: Int64,
+        now: @autoclosure () -> Int64,
         certificateBundleID: @autoclosure () -> String?
     ) -> Verdict {
         let pushType: APNSPushType
@@ -79,7 +79,7 @@ struct MockPolicy {
         }
         var verdict = Verdict()
         if tokenAuth {
-            let check = tokens.check(fields[.authorization], now: now)
+            let check = tokens.check(fields[.authorization], now: now())
             verdict.newDERSignedToken = check.newDERSignedToken
             if let rejection = check.rejection {
                 verdict.refusal = Refusal(rejection)
@@ -115,12 +115,12 @@ struct MockPolicy {
     mutating func authorize(
         bundleID: String,
         authorization: String?,
-        now: Int64,
+        now: @autoclosure () -> Int64,
         certificateBundleID: @autoclosure () -> String?
     ) -> Verdict {
         var verdict = Verdict()
         if tokenAuth {
-            let check = tokens.check(authorization, now: now)
+            let check = tokens.check(authorization, now: now())
             verdict.newDERSignedToken = check.newDERSignedToken
             if let rejection = check.rejection {
                 verdict.refusal = Refusal(rejection)
