@@ -63,6 +63,26 @@ import Testing
         #expect(benchError.contains("bench"))
     }
 
+    /// Every flag `pushline mock-apns --help` lists has a row in docs/mock-apns.md's flag table,
+    /// and every row there is a flag the mock takes.
+    @Test func everyMockFlagIsDocumentedAndEveryDocumentedFlagExists() throws {
+        let (status, help, _) = try run(["mock-apns", "--help"])
+        #expect(status == 0)
+        func flags(_ text: Substring) -> Set<String> {
+            Set(text.matches(of: /--[a-z0-9][a-z0-9-]*/).map { String($0.output) })
+        }
+        let offered = flags(help[...]).subtracting(["--help", "--version"])
+        let doc = try String(contentsOf: ProjectPaths.root.appendingPathComponent("docs/mock-apns.md"), encoding: .utf8)
+        let start = try #require(doc.range(of: "## Flags"))
+        let end = try #require(doc.range(of: "\n## ", options: .regularExpression, range: start.upperBound..<doc.endIndex))
+        // The table's rows, by their first cell: `--flag VALUE`.
+        let rows = doc[start.upperBound..<end.lowerBound].split(separator: "\n").filter { $0.hasPrefix("| `--") }
+        let documented = Set(rows.compactMap { $0.firstMatch(of: /--[a-z0-9][a-z0-9-]*/).map { String($0.output) } })
+        #expect(offered.count > 25, "\(offered)")
+        #expect(offered.subtracting(documented).isEmpty, "undocumented: \(offered.subtracting(documented).sorted())")
+        #expect(documented.subtracting(offered).isEmpty, "documented but not taken: \(documented.subtracting(offered).sorted())")
+    }
+
     /// A SIGUSR1 sent the moment a "listening" line is read writes the stats file; it used to
     /// arrive before the handler was installed and kill the mock. Two lines say so: ours on
     /// stdout, and the log's on stderr, which comes first.
