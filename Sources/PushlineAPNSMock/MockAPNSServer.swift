@@ -66,8 +66,9 @@ public final class MockAPNSServer: Sendable {
         let shared = try MockShared(configuration: configuration, stats: stats)
         let threads = configuration.threads > 0 ? configuration.threads : System.coreCount
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
-        var http2 = HTTP2ServerConfiguration(maxConcurrentStreams: MockPolicy.initialLimit(configuration))
-        http2.resetRateLimit = configuration.resetRateLimit
+        var connectionSettings = HTTP2ServerConfiguration(maxConcurrentStreams: MockPolicy.initialLimit(configuration))
+        connectionSettings.resetRateLimit = configuration.resetRateLimit
+        let http2 = connectionSettings
 
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)

@@ -30,7 +30,8 @@ import Testing
         try await connection.withHandler { handler in
             let ids = (0..<count).map { _ in handler.submit(request, promise: eventLoop.makePromise()) }
             // Cancelled a tick later, once their HEADERS are out: a RST_STREAM each.
-            return eventLoop.scheduleTask(in: .milliseconds(50)) {
+            // (On the loop, as `withHandler` runs there: the handler never leaves it.)
+            return eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(50)) {
                 for id in ids { if let id { handler.cancel(streamID: id) } }
             }.futureResult
         }.get()
