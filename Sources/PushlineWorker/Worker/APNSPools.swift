@@ -48,8 +48,12 @@ final class APNSPools: Service, Sendable {
         health.register(clients: clients)
         // Cancellation (another service failed) ends the wait too: the pools close either way.
         try? await gracefulShutdown()
-        for client in clients.values {
-            await client.shutdown()
+        // All at once: each closes politely, waiting (up to its closeTimeout) for the streams it
+        // still has in flight, and one pool's wait need not come after another's.
+        await withTaskGroup(of: Void.self) { closing in
+            for client in clients.values {
+                closing.addTask { await client.shutdown() }
+            }
         }
         try? await group.shutdownGracefully()
     }
