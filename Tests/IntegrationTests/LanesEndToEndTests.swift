@@ -68,6 +68,9 @@ import Testing
             campaignDoneWhenUrgentEnded < campaign,
             "the campaign was still saturating the worker (\(campaignDoneWhenUrgentEnded) of \(campaign) done)"
         )
+        // The bound is the lane's point: urgent jobs do not queue behind a saturating campaign. It is
+        // about 10 times the p99 measured on an idle 2-core machine (the broker's 10 ms fetch wait
+        // included), and scripts/test runs this suite alone, so other suites do not take its cores.
         #expect(p99 <= 500, "urgent produce-to-record latency p50 \(Int(p50)) ms, p99 \(Int(p99)) ms")
         print("urgent lane behind a \(campaign)-token campaign: p50 \(Int(p50)) ms, p99 \(Int(p99)) ms, max \(Int(latencies.last!)) ms")
 

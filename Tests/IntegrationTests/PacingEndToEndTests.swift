@@ -78,6 +78,9 @@ import Testing
             seconds.append(sample.count - start.count)
             start = sample
         }
+        // Pacing's accuracy is the point of these bounds (±10% of max_rate per second); the token
+        // bucket needs only a few milliseconds of CPU per second, and scripts/test runs this suite
+        // alone, so a busy machine does not starve it.
         #expect(highest <= 550, "the busiest second had \(highest) requests")
         #expect(!seconds.isEmpty && seconds.allSatisfy { (450...550).contains($0) }, "per second: \(seconds)")
         print("pacing at max_rate 500: per second \(seconds), busiest second \(highest)")
