@@ -28,6 +28,13 @@ extension ConsumerCore: RDKafkaRebalanceHandler {
             if !paused.isEmpty {
                 _ = rd_kafka_pause_partitions(handle, RDKafkaTopicPartitionList(paused).pointer)
             }
+            // librdkafka keeps an application pause on a partition across unassign and assign
+            // (an assign clears only its own pause): a partition paused under an earlier
+            // assignment, and not resumed while unassigned, would never fetch again (issue 27).
+            let running = list.filter { isPriority($0.topic) ? !priorityFetchPaused : !fetchPaused }
+            if !running.isEmpty {
+                _ = rd_kafka_resume_partitions(handle, RDKafkaTopicPartitionList(running).pointer)
+            }
             if list.isEmpty {
                 // Cooperative rounds hand out nothing new on the way to a final assignment.
                 logger.debug("rebalance round: no partitions added", metadata: ["owned": "\(owned)"])
@@ -46,6 +53,7 @@ extension ConsumerCore: RDKafkaRebalanceHandler {
             let all = assignments.assigned
             _ = assignments.finishRevoke(all)
             condition.unlock()
+            forgetUncommitted(all)
             check(rd_kafka_assign(handle, nil), "unassign")
             continuation.yield(.revoked(all))
         }
@@ -107,6 +115,7 @@ extension ConsumerCore: RDKafkaRebalanceHandler {
             store(completed)
             if !completed.isEmpty { commit(completed) }
         }
+        forgetUncommitted(list)
         if cooperative {
             check(rd_kafka_incremental_unassign(handle, partitions), "incremental unassign")
         } else {

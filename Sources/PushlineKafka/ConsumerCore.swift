@@ -336,6 +336,13 @@ final class ConsumerCore: @unchecked Sendable {
         }
     }
 
+    /// Drops what was stored for `partitions` and not yet committed: after a revoke they may belong
+    /// to another member, which commits them from then on; a late commit of ours would move the
+    /// group's offset back (and after a lost assignment, fail with UNKNOWN_MEMBER_ID every time).
+    func forgetUncommitted(_ partitions: [TopicPartition]) {
+        for topicPartition in partitions { uncommitted[topicPartition] = nil }
+    }
+
     /// Offsets the broker confirmed: they are no longer waiting, nor counted in `uncommittedWeight`.
     private func confirm(_ offsets: [(TopicPartition, Int64)]) {
         guard !offsets.isEmpty else { return }
