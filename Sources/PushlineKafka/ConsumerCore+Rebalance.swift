@@ -11,9 +11,16 @@ extension ConsumerCore: RDKafkaRebalanceHandler {
         // Messages fetched before this rebalance belong to the assignment they came from.
         flushPending()
         let list = RDKafkaTopicPartitionList.partitions(of: partitions)
-        let cooperative = String(cString: rd_kafka_rebalance_protocol(handle)) == "COOPERATIVE"
+        // NULL when librdkafka cannot answer (seen in a rebalance served while closing): then the
+        // configured strategy says it.
+        let cooperative =
+            rd_kafka_rebalance_protocol(handle).map { String(cString: $0) == "COOPERATIVE" }
+            ?? (configuration.properties["partition.assignment.strategy"]?.contains("cooperative") ?? false)
         switch err {
         case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
+            client.callbacks.kafkaAnswered()
+            joinPending = false
+            setLastRebalance("assigned \(list.count)")
             condition.lock()
             assignments.assign(list)
             let owned = assignments.assigned.count
@@ -26,14 +33,14 @@ extension ConsumerCore: RDKafkaRebalanceHandler {
             bulkQueue.takeOver(list.filter { !isPriority($0.topic) })
             let paused = list.filter { isPriority($0.topic) ? priorityFetchPaused : fetchPaused }
             if !paused.isEmpty {
-                _ = rd_kafka_pause_partitions(handle, RDKafkaTopicPartitionList(paused).pointer)
+                _ = RDKafkaTopicPartitionList(paused).withPointer { rd_kafka_pause_partitions(handle, $0) }
             }
             // librdkafka keeps an application pause on a partition across unassign and assign
             // (an assign clears only its own pause): a partition paused under an earlier
             // assignment, and not resumed while unassigned, would never fetch again (issue 27).
             let running = list.filter { isPriority($0.topic) ? !priorityFetchPaused : !fetchPaused }
             if !running.isEmpty {
-                _ = rd_kafka_resume_partitions(handle, RDKafkaTopicPartitionList(running).pointer)
+                _ = RDKafkaTopicPartitionList(running).withPointer { rd_kafka_resume_partitions(handle, $0) }
             }
             if list.isEmpty {
                 // Cooperative rounds hand out nothing new on the way to a final assignment.
@@ -46,7 +53,11 @@ extension ConsumerCore: RDKafkaRebalanceHandler {
             }
             continuation.yield(.assigned(list))
         case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
+            let lost = rd_kafka_assignment_lost(handle) != 0
             revoke(list, handle: handle, partitions: partitions, cooperative: cooperative)
+            // librdkafka rejoins after a revoke (not when closing: that revoke is the last).
+            if !closing { joinPending = true }
+            setLastRebalance("\(lost ? "lost" : "revoked") \(list.count)")
         default:
             logger.error("rebalance error: \(KafkaError(err)); dropping the assignment")
             condition.lock()
@@ -131,6 +142,12 @@ extension ConsumerCore: RDKafkaRebalanceHandler {
             )
         }
         continuation.yield(.revoked(list))
+    }
+
+    private func setLastRebalance(_ event: String) {
+        condition.lock()
+        lastRebalance = (event, .now)
+        condition.unlock()
     }
 
     private func notify(_ list: [TopicPartition], generations: [UInt64], stage: RevokeNotice.Stage) {
