@@ -17,7 +17,7 @@ import urllib.error
 
 from prometheus import OPENER, buckets, scrape, total
 import stack
-from stack import LocalStack, Mock, exit_on_sigterm, stop_all
+from stack import CLIENT_PROPERTIES, LocalStack, Mock, exit_on_sigterm, stop_all
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = stack.BIN
@@ -423,19 +423,60 @@ def scenario_crash(tokens):
     return scenario_leave_during_join(tokens, signal.SIGKILL, delays=(0.5,))
 
 
-def scenario_broker_outage(tokens):
-    stack = Stack("outage", SLOW, tokens, proxy=True)
+def scenario_pair_leave(tokens):
+    """Issue 27: two workers share a campaign; a third joins, and the first two get SIGTERM
+    together 0.5 s after it subscribed, during the join's rebalance. The third must own every
+    partition and finish."""
+    stack = Stack("pairleave", SLOW, tokens)
+    try:
+        first, second = stack.start_worker(), stack.start_worker()
+        deadline = time.time() + 90
+        while (sent(first) < 1000 or sent(second) < 1000) and time.time() < deadline:
+            time.sleep(0.1)
+        third = stack.start_worker()
+        while not log_has(third, "Kafka consumer subscribed") and time.time() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.5)
+        left = time.time()
+        first.send_signal(signal.SIGTERM)
+        second.send_signal(signal.SIGTERM)
+        while not log_has(third, "now own 4") and time.time() < left + 120:
+            time.sleep(0.1)
+        owned = time.time() - left
+        counts = stack.wait_all(timeout=240)
+        return verdict("three workers, two get SIGTERM during a join's rebalance", stack, counts,
+                       f"the third owned all after {owned:.1f} s", committed=True)
+    finally:
+        stack.close()
+
+
+# Seconds the proxy cuts the broker in the outage rows: 2 s, and 1.5 and 3 times the session
+# timeout of the local stack (6 s), besides the 20 s of the original row.
+SESSION_S = int(CLIENT_PROPERTIES["session.timeout.ms"]) / 1000
+
+
+def scenario_broker_outage(tokens, seconds=20, during_rebalance=False):
+    """Every Kafka client of the run reaches the broker through a proxy that is cut for
+    `seconds`: mid-campaign, or (`during_rebalance`) 0.5 s after a second worker subscribed."""
+    name = f"outage{'' if seconds == 20 and not during_rebalance else f'-{seconds:g}'}{'-rebalance' if during_rebalance else ''}"
+    stack = Stack(name, SLOW, tokens, proxy=True)
     try:
         worker = stack.start_worker()
         deadline = time.time() + 90
         while sent(worker) < 3000 and time.time() < deadline:
             time.sleep(0.1)
+        if during_rebalance:
+            second = stack.start_worker()
+            while not log_has(second, "Kafka consumer subscribed") and time.time() < deadline:
+                time.sleep(0.02)
+            time.sleep(0.5)
         stack.proxy.cut()
-        time.sleep(20)
+        time.sleep(seconds)
         stack.proxy.restore()
         counts = stack.wait_all()
-        return verdict("broker unreachable for 20 s mid-run", stack, counts, "network cut by a proxy (memory storage)",
-                       committed=True)
+        when = "during a join's rebalance" if during_rebalance else "mid-run"
+        return verdict(f"broker unreachable for {seconds:g} s {when}", stack, counts,
+                       "network cut by a proxy (memory storage)", committed=True)
     finally:
         stack.close()
 
@@ -667,6 +708,13 @@ SCENARIOS = {
     "outage": scenario_broker_outage,
     "leave": scenario_leave,
     "crash": scenario_crash,
+    "pairleave": scenario_pair_leave,
+    "outage2": lambda tokens: scenario_broker_outage(tokens, 2),
+    "outage1.5x": lambda tokens: scenario_broker_outage(tokens, 1.5 * SESSION_S),
+    "outage3x": lambda tokens: scenario_broker_outage(tokens, 3 * SESSION_S),
+    "outage2r": lambda tokens: scenario_broker_outage(tokens, 2, during_rebalance=True),
+    "outage1.5xr": lambda tokens: scenario_broker_outage(tokens, 1.5 * SESSION_S, during_rebalance=True),
+    "outage3xr": lambda tokens: scenario_broker_outage(tokens, 3 * SESSION_S, during_rebalance=True),
     "mockchaos": scenario_mock_chaos,
     "apnsdown": scenario_apns_down_at_start,
     "apns403": scenario_apns_403,
