@@ -134,6 +134,10 @@ public final class KafkaConsumer: Sendable {
     /// This member's id in the group and its last rebalance event (for the group watchdog).
     public var membership: KafkaMembership { core.membership }
 
+    /// Whether Kafka does not answer this consumer now: no success (a commit, record or
+    /// assignment) since its failures, the last of them within 15 s (`KafkaReachability`).
+    public var kafkaUnreachable: Bool { core.client.callbacks.failingRecently(within: .seconds(15)) }
+
     /// Records delivered and not yet completed, over all assigned partitions.
     public var inFlightCount: Int { core.inFlightCount }
 

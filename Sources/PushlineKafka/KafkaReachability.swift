@@ -18,6 +18,8 @@ public struct KafkaReachability: Sendable {
     /// Since when Kafka has not answered; nil while it does.
     public private(set) var unreachableSince: ContinuousClock.Instant?
     private var lastReport: ContinuousClock.Instant?
+    /// The last failure seen, reachable or not since.
+    public private(set) var lastFailure: ContinuousClock.Instant?
 
     public init(reminderInterval: Duration = .seconds(30)) {
         self.reminderInterval = reminderInterval
@@ -27,6 +29,7 @@ public struct KafkaReachability: Sendable {
 
     /// A failure to reach Kafka at `now`.
     public mutating func failed(at now: ContinuousClock.Instant) -> Report? {
+        lastFailure = now
         guard let since = unreachableSince, let last = lastReport else {
             unreachableSince = now
             lastReport = now
@@ -35,6 +38,14 @@ public struct KafkaReachability: Sendable {
         guard now - last >= reminderInterval else { return nil }
         lastReport = now
         return .stillUnreachable(since: now - since)
+    }
+
+    /// Whether Kafka is unreachable and failures still come (the last within `window`): an
+    /// outage under way, not one failure long ago with no success since (a member with nothing
+    /// to fetch or commit may see no success for a long time).
+    public func failingRecently(at now: ContinuousClock.Instant, within window: Duration) -> Bool {
+        guard isUnreachable, let lastFailure else { return false }
+        return now - lastFailure <= window
     }
 
     /// Kafka answered at `now`.

@@ -22,6 +22,18 @@ import Testing
         #expect(reachability.succeeded(at: start + .seconds(71)) == nil, "said once")
     }
 
+    @Test func failingRecentlyNeedsFreshFailures() {
+        var reachability = KafkaReachability(reminderInterval: .seconds(30))
+        #expect(!reachability.failingRecently(at: start, within: .seconds(15)))
+        _ = reachability.failed(at: start)
+        #expect(reachability.failingRecently(at: start + .seconds(10), within: .seconds(15)))
+        #expect(!reachability.failingRecently(at: start + .seconds(20), within: .seconds(15)), "one failure long ago")
+        _ = reachability.failed(at: start + .seconds(20))
+        #expect(reachability.failingRecently(at: start + .seconds(21), within: .seconds(15)))
+        _ = reachability.succeeded(at: start + .seconds(22))
+        #expect(!reachability.failingRecently(at: start + .seconds(22), within: .seconds(15)))
+    }
+
     @Test func aNewOutageWarnsAgain() {
         var reachability = KafkaReachability(reminderInterval: .seconds(30))
         #expect(reachability.failed(at: start) == .unreachable)

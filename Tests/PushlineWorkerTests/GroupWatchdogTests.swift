@@ -11,9 +11,18 @@ import Testing
         owned: Int = 4,
         lag: Int = 0,
         committed: Int = 0,
-        held: Bool = false
+        held: Bool = false,
+        unreachable: Bool = false
     ) -> GroupWatchdog.Observation {
-        .init(now: start + .seconds(second), joinState: joinState, owned: owned, lag: lag, committed: committed, held: held)
+        .init(
+            now: start + .seconds(second),
+            joinState: joinState,
+            owned: owned,
+            lag: lag,
+            committed: committed,
+            held: held,
+            kafkaUnreachable: unreachable
+        )
     }
 
     @Test func aMemberWhoseJoinNeverCompletesIsStuckAfterTheBound() {
@@ -58,5 +67,15 @@ import Testing
         #expect(watchdog.observe(observation(at: 125, lag: 900, committed: 100)) == nil)
         #expect(watchdog.observe(observation(at: 140, lag: 900, committed: 100)) == nil)
         #expect(watchdog.observe(observation(at: 145, lag: 900, committed: 100)) != nil)
+    }
+
+    @Test func aKafkaOutageIsNotAStuckGroupAndTheBoundCountsFromItsEnd() {
+        var watchdog = GroupWatchdog(bound: .seconds(18))
+        for second in stride(from: 0, through: 60, by: 5) {
+            #expect(watchdog.observe(observation(at: second, joinState: "wait-join", owned: 0, unreachable: true)) == nil)
+        }
+        #expect(watchdog.observe(observation(at: 65, joinState: "wait-join", owned: 0)) == nil)
+        #expect(watchdog.observe(observation(at: 80, joinState: "wait-join", owned: 0)) == nil)
+        #expect(watchdog.observe(observation(at: 85, joinState: "wait-join", owned: 0)) != nil, "20 s after Kafka answered again")
     }
 }

@@ -92,7 +92,11 @@ final class RDKafkaCallbacks: @unchecked Sendable {
         }
     }
 
-    var isUnreachable: Bool { unreachable.load(ordering: .acquiring) }
+    /// Kafka is unreachable and failures still come, the last within `window`.
+    func failingRecently(within window: Duration) -> Bool {
+        guard unreachable.load(ordering: .acquiring) else { return false }
+        return reachability.withLock { $0.failingRecently(at: .now, within: window) }
+    }
 
     static func from(_ opaque: UnsafeMutableRawPointer?) -> RDKafkaCallbacks? {
         guard let opaque else { return nil }

@@ -14,6 +14,7 @@ final class GroupMonitor: Sendable {
         var owned: @Sendable () -> Int
         var membership: @Sendable () -> KafkaMembership
         var held: @Sendable () -> Bool
+        var kafkaUnreachable: @Sendable () -> Bool
     }
 
     private let lag = ConsumerLagReporter()
@@ -48,7 +49,8 @@ final class GroupMonitor: Sendable {
             owned: sources.owned(),
             lag: assigned.reduce(0) { $0 + $1.lag },
             committed: assigned.reduce(0) { $0 + ($1.committed ?? 0) },
-            held: sources.held()
+            held: sources.held(),
+            kafkaUnreachable: sources.kafkaUnreachable()
         )
         let change = watchdog.withLock { $0.observe(observation) }
         switch change {

@@ -1,7 +1,8 @@
 /// Tells a stuck consumer-group member from a quiet one (issue 27), as a pure value fed with
 /// one observation per statistics interval.
 ///
-/// Stuck is either of, for at least `bound` (the worker's: 3 × `session.timeout.ms`):
+/// Stuck is either of, for at least `bound` (the worker's: 3 × `session.timeout.ms`) counted
+/// while Kafka answers (an outage has its own warning; the clocks restart when it ends):
 /// - *no partitions*: the member owns none and its join has not completed (librdkafka's join
 ///   state is not "steady"): a rebalance that never ends. A member that owns none in a steady
 ///   group has more members than partitions beside it and is not stuck.
@@ -21,6 +22,8 @@ struct GroupWatchdog: Sendable {
         var committed: Int
         /// Whether an APNs app is held.
         var held: Bool
+        /// Whether Kafka does not answer this member (an outage: warned about on its own).
+        var kafkaUnreachable = false
     }
 
     enum Stuck: Sendable, Hashable, CustomStringConvertible {
@@ -59,12 +62,18 @@ struct GroupWatchdog: Sendable {
 
     mutating func observe(_ observation: Observation) -> Change? {
         let now = observation.now
-        if observation.owned == 0 && observation.joinState != "steady" {
+        if observation.kafkaUnreachable {
+            joiningSince = nil
+            stalledSince = nil
+            lastCommitted = nil
+        } else if observation.owned == 0 && observation.joinState != "steady" {
             joiningSince = joiningSince ?? now
         } else {
             joiningSince = nil
         }
-        if observation.owned > 0 && observation.lag > 0 && !observation.held && observation.committed == lastCommitted {
+        if observation.kafkaUnreachable {
+            // Counted from when Kafka answers again.
+        } else if observation.owned > 0 && observation.lag > 0 && !observation.held && observation.committed == lastCommitted {
             stalledSince = stalledSince ?? now
         } else if observation.owned > 0 && observation.lag > 0 && !observation.held {
             // The first look at lagging partitions, or their offsets moved: the clock starts here.
@@ -72,7 +81,7 @@ struct GroupWatchdog: Sendable {
         } else {
             stalledSince = nil
         }
-        lastCommitted = observation.committed
+        if !observation.kafkaUnreachable { lastCommitted = observation.committed }
 
         var found: Stuck?
         if let since = joiningSince, now - since >= bound {

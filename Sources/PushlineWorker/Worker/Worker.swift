@@ -74,7 +74,8 @@ public struct Worker: Sendable {
             .init(
                 owned: { consumer.assignment.count },
                 membership: { consumer.membership },
-                held: { pools.clients.values.contains { $0.status().hold != nil } }
+                held: { pools.clients.values.contains { $0.status().hold != nil } },
+                kafkaUnreachable: { consumer.kafkaUnreachable }
             )
         )
 
