@@ -11,8 +11,8 @@ extension ConsumerCore: RDKafkaRebalanceHandler {
         // Messages fetched before this rebalance belong to the assignment they came from.
         flushPending()
         let list = RDKafkaTopicPartitionList.partitions(of: partitions)
-        // NULL when librdkafka cannot answer (seen in a rebalance served while closing): then the
-        // configured strategy says it.
+        // rd_kafka_rebalance_protocol may answer NULL (no group, or librdkafka cannot answer);
+        // then the configured strategy says it.
         let cooperative =
             rd_kafka_rebalance_protocol(handle).map { String(cString: $0) == "COOPERATIVE" }
             ?? (configuration.properties["partition.assignment.strategy"]?.contains("cooperative") ?? false)
@@ -65,6 +65,7 @@ extension ConsumerCore: RDKafkaRebalanceHandler {
             _ = assignments.finishRevoke(all)
             condition.unlock()
             forgetUncommitted(all)
+            if !closing { joinPending = true }
             check(rd_kafka_assign(handle, nil), "unassign")
             continuation.yield(.revoked(all))
         }
