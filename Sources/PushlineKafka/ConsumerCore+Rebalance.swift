@@ -11,9 +11,16 @@ extension ConsumerCore: RDKafkaRebalanceHandler {
         // Messages fetched before this rebalance belong to the assignment they came from.
         flushPending()
         let list = RDKafkaTopicPartitionList.partitions(of: partitions)
-        let cooperative = String(cString: rd_kafka_rebalance_protocol(handle)) == "COOPERATIVE"
+        // rd_kafka_rebalance_protocol may answer NULL (no group, or librdkafka cannot answer);
+        // then the configured strategy says it.
+        let cooperative =
+            rd_kafka_rebalance_protocol(handle).map { String(cString: $0) == "COOPERATIVE" }
+            ?? (configuration.properties["partition.assignment.strategy"]?.contains("cooperative") ?? false)
         switch err {
         case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
+            client.callbacks.kafkaAnswered()
+            joinPending = false
+            setLastRebalance("assigned \(list.count)")
             condition.lock()
             assignments.assign(list)
             let owned = assignments.assigned.count
@@ -26,7 +33,14 @@ extension ConsumerCore: RDKafkaRebalanceHandler {
             bulkQueue.takeOver(list.filter { !isPriority($0.topic) })
             let paused = list.filter { isPriority($0.topic) ? priorityFetchPaused : fetchPaused }
             if !paused.isEmpty {
-                _ = rd_kafka_pause_partitions(handle, RDKafkaTopicPartitionList(paused).pointer)
+                _ = RDKafkaTopicPartitionList(paused).withPointer { rd_kafka_pause_partitions(handle, $0) }
+            }
+            // librdkafka keeps an application pause on a partition across unassign and assign
+            // (an assign clears only its own pause): a partition paused under an earlier
+            // assignment, and not resumed while unassigned, would never fetch again (issue 27).
+            let running = list.filter { isPriority($0.topic) ? !priorityFetchPaused : !fetchPaused }
+            if !running.isEmpty {
+                _ = RDKafkaTopicPartitionList(running).withPointer { rd_kafka_resume_partitions(handle, $0) }
             }
             if list.isEmpty {
                 // Cooperative rounds hand out nothing new on the way to a final assignment.
@@ -39,14 +53,30 @@ extension ConsumerCore: RDKafkaRebalanceHandler {
             }
             continuation.yield(.assigned(list))
         case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
+            let lost = rd_kafka_assignment_lost(handle) != 0
             revoke(list, handle: handle, partitions: partitions, cooperative: cooperative)
+            // librdkafka rejoins after a revoke (not when closing: that revoke is the last).
+            if !closing { joinPending = true }
+            setLastRebalance("\(lost ? "lost" : "revoked") \(list.count)")
         default:
             logger.error("rebalance error: \(KafkaError(err)); dropping the assignment")
             condition.lock()
             let all = assignments.assigned
             _ = assignments.finishRevoke(all)
             condition.unlock()
-            check(rd_kafka_assign(handle, nil), "unassign")
+            forgetUncommitted(all)
+            if !closing { joinPending = true }
+            if cooperative {
+                // The cooperative protocols (cooperative-sticky, and group.protocol=consumer)
+                // refuse rd_kafka_assign: what this member owns is given up incrementally.
+                if !all.isEmpty {
+                    RDKafkaTopicPartitionList(all).withPointer { list in
+                        check(rd_kafka_incremental_unassign(handle, list), "incremental unassign")
+                    }
+                }
+            } else {
+                check(rd_kafka_assign(handle, nil), "unassign")
+            }
             continuation.yield(.revoked(all))
         }
     }
@@ -107,6 +137,7 @@ extension ConsumerCore: RDKafkaRebalanceHandler {
             store(completed)
             if !completed.isEmpty { commit(completed) }
         }
+        forgetUncommitted(list)
         if cooperative {
             check(rd_kafka_incremental_unassign(handle, partitions), "incremental unassign")
         } else {
@@ -122,6 +153,12 @@ extension ConsumerCore: RDKafkaRebalanceHandler {
             )
         }
         continuation.yield(.revoked(list))
+    }
+
+    private func setLastRebalance(_ event: String) {
+        condition.lock()
+        lastRebalance = (event, .now)
+        condition.unlock()
     }
 
     private func notify(_ list: [TopicPartition], generations: [UInt64], stage: RevokeNotice.Stage) {

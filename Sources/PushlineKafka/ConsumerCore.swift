@@ -27,6 +27,8 @@ final class ConsumerCore: @unchecked Sendable {
 
     // Guarded by `condition`.
     var assignments = AssignmentState()
+    /// The last rebalance event this member saw ("assigned 4", "revoked 4", "lost 4") and when.
+    var lastRebalance: (event: String, at: ContinuousClock.Instant)?
     var drainWaiting = false
     private var userPaused = false
     /// The consumer queue, to wake a poll that waits while the bulk buffer is full; nil once
@@ -54,6 +56,9 @@ final class ConsumerCore: @unchecked Sendable {
     var closing = false
     var failed = false
     var closeDrainDeadline = ContinuousClock.now
+    /// This member's JoinGroup may be pending at the coordinator: from the subscription to the
+    /// first assignment, and from every revoke (after which librdkafka rejoins) to the next.
+    var joinPending = true
     private var pending: [CopiedMessage] = []
     /// The bulk queue had nothing at the last look.
     private var bulkIdle = false
@@ -145,6 +150,22 @@ final class ConsumerCore: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         return assignments.assigned
+    }
+
+    /// This member's id in the group (nil before it joined), and its last rebalance event.
+    var membership: KafkaMembership {
+        var memberID: String?
+        if let pointer = rd_kafka_memberid(client.handle) {
+            memberID = String(cString: pointer)
+            rd_kafka_mem_free(client.handle, pointer)
+        }
+        condition.lock()
+        defer { condition.unlock() }
+        return KafkaMembership(
+            memberID: memberID?.isEmpty == false ? memberID : nil,
+            lastRebalance: lastRebalance?.event,
+            sinceLastRebalance: lastRebalance.map { .now - $0.at }
+        )
     }
 
     var inFlightCount: Int {
@@ -276,6 +297,7 @@ final class ConsumerCore: @unchecked Sendable {
         if !records.isEmpty {
             continuation.yield(.records(records))
         }
+        client.callbacks.kafkaAnswered()
     }
 
     private func logMessageError(_ message: UnsafeMutablePointer<rd_kafka_message_t>) {
@@ -299,7 +321,7 @@ final class ConsumerCore: @unchecked Sendable {
         guard !offsets.isEmpty else { return }
         for (topicPartition, offset) in offsets { uncommitted[topicPartition] = offset }
         let list = RDKafkaTopicPartitionList(offsets: offsets)
-        let err = rd_kafka_offsets_store(client.handle, list.pointer)
+        let err = list.withPointer { rd_kafka_offsets_store(client.handle, $0) }
         if err != RD_KAFKA_RESP_ERR_NO_ERROR {
             for (topicPartition, error) in list.elementErrors {
                 logger.warning("cannot store offset of \(topicPartition): \(error)")
@@ -315,9 +337,9 @@ final class ConsumerCore: @unchecked Sendable {
         let offsets = offsets ?? uncommitted.map { ($0.key, $0.value) }
         guard !offsets.isEmpty, !failed, rd_kafka_assignment_lost(client.handle) == 0 else { return }
         let list = RDKafkaTopicPartitionList(offsets: offsets)
-        let err = rd_kafka_commit(client.handle, list.pointer, 0)
+        let err = list.withPointer { rd_kafka_commit(client.handle, $0, 0) }
         if err != RD_KAFKA_RESP_ERR_NO_ERROR && err != RD_KAFKA_RESP_ERR__NO_OFFSET {
-            logger.warning("commit failed: \(KafkaError(err))")
+            commitFailed(KafkaError(err))
             return
         }
         let failedPartitions = Set(list.elementErrors.map(\.0))
@@ -330,10 +352,28 @@ final class ConsumerCore: @unchecked Sendable {
         lastCommit = .now
         guard !failed, rd_kafka_assignment_lost(client.handle) == 0 else { return }
         let list = RDKafkaTopicPartitionList(offsets: uncommitted.map { ($0.key, $0.value) })
-        let err = rd_kafka_commit(client.handle, list.pointer, 1)
+        let err = list.withPointer { rd_kafka_commit(client.handle, $0, 1) }
         if err != RD_KAFKA_RESP_ERR_NO_ERROR {
-            logger.warning("commit failed: \(KafkaError(err))")
+            commitFailed(KafkaError(err))
         }
+    }
+
+    /// A commit that failed: while Kafka (or the coordinator) does not answer, part of the outage's
+    /// one warning (`RDKafkaCallbacks.kafkaFailed`); otherwise a warning of its own. What failed
+    /// stays stored and goes with the next commit.
+    func commitFailed(_ error: KafkaError) {
+        if RDKafkaCallbacks.unreachableCodes.contains(error.code) {
+            client.callbacks.kafkaFailed("commit failed: \(error)")
+        } else {
+            logger.warning("commit failed: \(error)")
+        }
+    }
+
+    /// Drops what was stored for `partitions` and not yet committed: after a revoke they may belong
+    /// to another member, which commits them from then on; a late commit of ours would move the
+    /// group's offset back (and after a lost assignment, fail with UNKNOWN_MEMBER_ID every time).
+    func forgetUncommitted(_ partitions: [TopicPartition]) {
+        for topicPartition in partitions { uncommitted[topicPartition] = nil }
     }
 
     /// Offsets the broker confirmed: they are no longer waiting, nor counted in `uncommittedWeight`.
@@ -355,7 +395,7 @@ final class ConsumerCore: @unchecked Sendable {
         if priority != false { priorityFetchPaused = paused }
         guard !partitions.isEmpty else { return }
         let list = RDKafkaTopicPartitionList(partitions)
-        let err = paused ? rd_kafka_pause_partitions(client.handle, list.pointer) : rd_kafka_resume_partitions(client.handle, list.pointer)
+        let err = list.withPointer { paused ? rd_kafka_pause_partitions(client.handle, $0) : rd_kafka_resume_partitions(client.handle, $0) }
         if err != RD_KAFKA_RESP_ERR_NO_ERROR {
             logger.warning("cannot \(paused ? "pause" : "resume") partitions: \(KafkaError(err))")
         }
@@ -385,6 +425,7 @@ final class ConsumerCore: @unchecked Sendable {
         closeDrainDeadline = deadline
         continuation.finish()
         priorityContinuation.finish()
+        awaitPendingJoin()
         condition.lock()
         assignments.beginRevoke(assignments.assigned)
         condition.unlock()
@@ -424,6 +465,36 @@ final class ConsumerCore: @unchecked Sendable {
     }
 }
 
+extension ConsumerCore {
+    /// Before leaving, lets a join round this member is part of complete (bounded by
+    /// `closeJoinWait`), still polling: a LeaveGroup sent while this member's JoinGroup is pending
+    /// leaves the embedded broker's round unfinished, and the members that stay never get an
+    /// assignment (issue 27; docs/kafka.md). Once the round assigns, the close revokes and leaves
+    /// from a completed group, which every broker handles. Records fetched meanwhile are dropped
+    /// (`closing`): they are the next owner's.
+    private func awaitPendingJoin() {
+        guard joinPending, !failed, configuration.closeJoinWait > .zero else { return }
+        let began = ContinuousClock.now
+        let until = began + configuration.closeJoinWait
+        logger.info(
+            "closing: waiting for the group's rebalance to assign this member before leaving",
+            metadata: ["bound_ms": "\(configuration.closeJoinWait.milliseconds)"]
+        )
+        let pollMilliseconds = Int32(clamping: configuration.pollInterval.milliseconds)
+        while joinPending && ContinuousClock.now < until {
+            pollBatch(timeout: pollMilliseconds)
+            // Bulk records fetched under the new assignment: dropped, but taken so they do not pile up.
+            _ = bulkQueue.consume(upTo: configuration.maxBatchSize) { _ in }
+        }
+        let waited = (ContinuousClock.now - began).milliseconds
+        if joinPending {
+            logger.warning("closing: the group's rebalance did not complete within \(waited) ms; leaving anyway")
+        } else {
+            logger.info("closing: the rebalance completed after \(waited) ms; leaving the group")
+        }
+    }
+}
+
 extension Duration {
     var seconds: Double {
         let (seconds, attoseconds) = components
@@ -435,9 +506,10 @@ extension ConsumerCore: RDKafkaCommitHandler {
     /// librdkafka's commit result callback, on the poll thread (inside a poll).
     func committed(_ err: rd_kafka_resp_err_t, _ offsets: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?) {
         guard let offsets, err == RD_KAFKA_RESP_ERR_NO_ERROR || err == RD_KAFKA_RESP_ERR__NO_OFFSET else {
-            if err != RD_KAFKA_RESP_ERR__NO_OFFSET { logger.warning("commit failed: \(KafkaError(err))") }
+            if err != RD_KAFKA_RESP_ERR__NO_OFFSET { commitFailed(KafkaError(err)) }
             return
         }
+        if err == RD_KAFKA_RESP_ERR_NO_ERROR { client.callbacks.kafkaAnswered() }
         confirm(
             RDKafkaTopicPartitionList.elements(of: offsets)
                 .filter { $0.error == RD_KAFKA_RESP_ERR_NO_ERROR && $0.offset >= 0 }

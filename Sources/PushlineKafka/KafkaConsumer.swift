@@ -41,7 +41,7 @@ public final class KafkaConsumer: Sendable {
         let subscription = RDKafkaTopicPartitionList(
             configuration.topics.map { TopicPartition(topic: $0, partition: RD_KAFKA_PARTITION_UA) }
         )
-        let err = rd_kafka_subscribe(client.handle, subscription.pointer)
+        let err = subscription.withPointer { rd_kafka_subscribe(client.handle, $0) }
         guard err == RD_KAFKA_RESP_ERR_NO_ERROR else {
             throw KafkaError(err, message: "cannot subscribe to \(configuration.topics): \(String(cString: rd_kafka_err2str(err)))")
         }
@@ -130,6 +130,13 @@ public final class KafkaConsumer: Sendable {
 
     /// The partitions currently assigned to this member.
     public var assignment: [TopicPartition] { core.assignment }
+
+    /// This member's id in the group and its last rebalance event (for the group watchdog).
+    public var membership: KafkaMembership { core.membership }
+
+    /// Whether Kafka does not answer this consumer now: no success (a commit, record or
+    /// assignment) since its failures, the last of them within 15 s (`KafkaReachability`).
+    public var kafkaUnreachable: Bool { core.client.callbacks.failingRecently(within: .seconds(15)) }
 
     /// Records delivered and not yet completed, over all assigned partitions.
     public var inFlightCount: Int { core.inFlightCount }

@@ -26,6 +26,11 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
     /// How often stored offsets are committed (synchronously, by the poll thread): the bound on
     /// completed work a crash makes the group redo.
     public var commitInterval: Duration
+    /// How long `close` waits, still polling, for a join round this member is part of (right
+    /// after an eager revoke, or before its first assignment) to hand it its assignment before it
+    /// leaves: a LeaveGroup sent while the member's JoinGroup is pending stalls the embedded
+    /// broker's group (docs/kafka.md, "Leaving during a rebalance"). Zero: leave at once.
+    public var closeJoinWait: Duration
 
     public init(
         bootstrapServers: String,
@@ -38,7 +43,8 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
         maxBatchSize: Int = 1000,
         maxBufferedRecords: Int = 10_000,
         pollInterval: Duration = .milliseconds(10),
-        commitInterval: Duration = .milliseconds(200)
+        commitInterval: Duration = .milliseconds(200),
+        closeJoinWait: Duration = .seconds(15)
     ) {
         self.bootstrapServers = bootstrapServers
         self.groupID = groupID
@@ -51,6 +57,7 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
         self.maxBufferedRecords = maxBufferedRecords
         self.pollInterval = pollInterval
         self.commitInterval = commitInterval
+        self.closeJoinWait = closeJoinWait
     }
 
     /// Settings the offset and rebalance design relies on; users may repeat them, not change them.

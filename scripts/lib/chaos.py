@@ -16,10 +16,14 @@ import time
 import urllib.error
 
 from prometheus import OPENER, buckets, scrape, total
-from stack import LocalStack, Mock, exit_on_sigterm, stop_all
+import stack
+from stack import CLIENT_PROPERTIES, LocalStack, Mock, exit_on_sigterm, stop_all
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BIN = os.path.join(ROOT, ".build/release/pushline")
+BIN = stack.BIN
+# PUSHLINE_CHAOS_KAFKA: extra `kafka.properties` for every worker, as k=v;k=v (debug=cgrp,consumer, say).
+# PUSHLINE_CHAOS_LOG_LEVEL: the workers' log level (debug, to see librdkafka's debug lines).
+EXTRA_KAFKA = dict(item.split("=", 1) for item in os.environ.get("PUSHLINE_CHAOS_KAFKA", "").split(";") if "=" in item)
 BENCH = os.path.join(ROOT, "bench/.build/release/pushline-bench")
 RUN = os.path.join(ROOT, ".run/chaos")
 
@@ -153,7 +157,9 @@ class Stack(LocalStack):
             mock_endpoint=f"127.0.0.1:{self.mock_port}", ca_file=os.path.join(self.dir, "tls", "ca.pem"),
             brokers=f"127.0.0.1:{self.client_port}",
             topics={"jobs_topic": "chaos.jobs", "results_topic": "chaos.results", "dead_letter_topic": "chaos.dlq"},
-            overrides={"apns": {"request_timeout_ms": 3000}, "worker": {"shutdown_timeout_ms": shutdown_ms}})
+            log_level=os.environ.get("PUSHLINE_CHAOS_LOG_LEVEL", "info"),
+            overrides={"apns": {"request_timeout_ms": 3000}, "worker": {"shutdown_timeout_ms": shutdown_ms},
+                       "kafka": {"properties": dict(EXTRA_KAFKA)}})
 
     def campaign(self, tokens, per_job):
         if tokens == 0:
@@ -172,7 +178,7 @@ class Stack(LocalStack):
         return jobs, set(all_tokens)
 
     def start_worker(self):
-        return super().start_worker(*self.config())
+        return super().start_worker(*self.config(), binary=BIN)
 
     def final_statuses(self):
         """token -> the statuses of its final delivery records (one, when all is well)."""
@@ -182,6 +188,32 @@ class Stack(LocalStack):
             if record.get("type") == "delivery" and record.get("final"):
                 statuses.setdefault(record["token"], []).append(record.get("status"))
         return statuses
+
+    def uncommitted(self, timeout=60):
+        """Partitions of chaos.jobs whose committed offset (asked without joining the group) is not
+        one past the last job's offset, as {partition: (committed, end)}; the end offsets come from
+        the results' `source` (the embedded broker's ListOffsets answers cannot be trusted). Waits
+        up to `timeout` for the workers' last commits; {} when everything is committed."""
+        from confluent_kafka import Consumer, TopicPartition
+        from results_topic import read_records
+        ends = {}
+        for record in read_records(f"127.0.0.1:{self.client_port}", "chaos.results"):
+            source = record.get("source") or {}
+            if source.get("topic") == "chaos.jobs":
+                ends[source["partition"]] = max(ends.get(source["partition"], 0), source["offset"] + 1)
+        consumer = Consumer({"bootstrap.servers": f"127.0.0.1:{self.client_port}", "group.id": f"chaos-{self.name}",
+                             "enable.auto.commit": False, "log_level": 0})
+        try:
+            deadline = time.time() + timeout
+            while True:
+                committed = {tp.partition: tp.offset for tp in
+                             consumer.committed([TopicPartition("chaos.jobs", p) for p in ends], timeout=10)}
+                behind = {p: (committed.get(p), end) for p, end in ends.items() if committed.get(p) != end}
+                if not behind or time.time() > deadline:
+                    return behind
+                time.sleep(1)
+        finally:
+            consumer.close()
 
     def results(self):
         """Every delivery record on the results topic: (token -> count of final records)."""
@@ -205,10 +237,15 @@ class Stack(LocalStack):
         return sum(1 for _ in self.results())
 
 
-def verdict(name, stack, counts, extra=""):
+def verdict(name, stack, counts, extra="", committed=False):
+    """The row; with `committed`, every job's offset must also be committed (the group's view)."""
     missing = len(stack.tokens - counts.keys())
     duplicates = sum(c - 1 for t, c in counts.items() if t in stack.tokens and c > 1)
     ok = missing == 0
+    if committed:
+        behind = stack.uncommitted() if ok else {}
+        ok = ok and not behind
+        extra = "; ".join(part for part in (extra, f"uncommitted {behind}" if behind else "all committed") if part)
     return {"scenario": name, "tokens": len(stack.tokens), "results": sum(counts.values()), "missing": missing,
             "duplicates": duplicates, "verdict": "PASS" if ok else "FAIL", "note": extra}
 
@@ -257,7 +294,7 @@ def scenario_kill3(tokens):
             worker.wait()
             worker = stack.start_worker()
         counts = stack.wait_all()
-        return verdict("worker SIGKILL x3, restarted", stack, counts, f"killed after {kills} notifications")
+        return verdict("worker SIGKILL x3, restarted", stack, counts, f"killed after {kills} notifications", committed=True)
     finally:
         stack.close()
 
@@ -275,7 +312,7 @@ def scenario_group(tokens):
             time.sleep(0.1)
         stack.start_worker()
         counts = stack.wait_all()
-        return verdict("two workers, one killed, a third joins", stack, counts)
+        return verdict("two workers, one killed, a third joins", stack, counts, committed=True)
     finally:
         stack.close()
 
@@ -329,7 +366,7 @@ def scenario_scaleout(tokens):
         takeover = time.time() - stopping
         second.wait(timeout=60)
         counts = stack.wait_all()
-        row = verdict("scale-out at 15% then scale-in at 60%, latency-bound", stack, counts,
+        row = verdict("scale-out at 15% then scale-in at 60%, latency-bound", stack, counts, committed=True, extra=
                       f"newcomer owned partitions after {owned:.1f} s; {one:.0f}/s -> {two:.0f}/s ({two / one:.2f}x); "
                       f"survivor owned all after SIGTERM in {takeover:.1f} s")
         row.update({"join_to_owning_s": round(owned, 1), "rate_one": round(one), "rate_two": round(two),
@@ -341,18 +378,105 @@ def scenario_scaleout(tokens):
         stack.close()
 
 
-def scenario_broker_outage(tokens):
-    stack = Stack("outage", SLOW, tokens, proxy=True)
+def scenario_leave_during_join(tokens, sig=signal.SIGTERM, delays=(0.1, 0.5, 1.0)):
+    """Issue 27: one worker on a campaign; a second joins, and the first gets `sig` `delay` s after
+    the second subscribed, while the join's rebalance is under way. The second must own every
+    partition and finish the campaign. Once per delay, each on a fresh stack."""
+    name = "leave" if sig == signal.SIGTERM else "crash"
+    notes = []
+    rows = []
+    for delay in delays:
+        stack = Stack(f"{name}-{delay}", SLOW, tokens)
+        try:
+            first = stack.start_worker()
+            deadline = time.time() + 90
+            while sent(first) < 2000 and time.time() < deadline:
+                time.sleep(0.1)
+            second = stack.start_worker()
+            while not log_has(second, "Kafka consumer subscribed") and time.time() < deadline:
+                time.sleep(0.02)
+            time.sleep(delay)
+            left = time.time()
+            first.send_signal(sig)
+            while not log_has(second, "now own 4") and time.time() < left + 120:
+                time.sleep(0.1)
+            owned = time.time() - left
+            counts = stack.wait_all(timeout=240)
+            row = verdict("", stack, counts, committed=True)
+            rows.append(row)
+            notes.append(f"{delay} s: survivor owned all after {owned:.1f} s, missing {row['missing']}, "
+                         f"dups {row['duplicates']}, {row['note']}")
+        finally:
+            stack.close()
+    what = "SIGTERM" if sig == signal.SIGTERM else "SIGKILL"
+    return {"scenario": f"a worker joins, the first gets {what} during the rebalance",
+            "tokens": sum(r["tokens"] for r in rows), "results": sum(r["results"] for r in rows),
+            "missing": sum(r["missing"] for r in rows), "duplicates": sum(r["duplicates"] for r in rows),
+            "verdict": "PASS" if all(r["verdict"] == "PASS" for r in rows) else "FAIL", "note": "; ".join(notes)}
+
+
+def scenario_leave(tokens):
+    return scenario_leave_during_join(tokens)
+
+
+def scenario_crash(tokens):
+    return scenario_leave_during_join(tokens, signal.SIGKILL, delays=(0.5,))
+
+
+def scenario_pair_leave(tokens):
+    """Issue 27: two workers share a campaign; a third joins, and the first two get SIGTERM
+    together 0.5 s after it subscribed, during the join's rebalance. The third must own every
+    partition and finish."""
+    stack = Stack("pairleave", SLOW, tokens)
+    try:
+        first, second = stack.start_worker(), stack.start_worker()
+        deadline = time.time() + 90
+        while (sent(first) < 1000 or sent(second) < 1000) and time.time() < deadline:
+            time.sleep(0.1)
+        third = stack.start_worker()
+        while not log_has(third, "Kafka consumer subscribed") and time.time() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.5)
+        left = time.time()
+        first.send_signal(signal.SIGTERM)
+        second.send_signal(signal.SIGTERM)
+        while not log_has(third, "now own 4") and time.time() < left + 120:
+            time.sleep(0.1)
+        owned = time.time() - left
+        counts = stack.wait_all(timeout=240)
+        return verdict("three workers, two get SIGTERM during a join's rebalance", stack, counts,
+                       f"the third owned all after {owned:.1f} s", committed=True)
+    finally:
+        stack.close()
+
+
+# Seconds the proxy cuts the broker in the outage rows: 2 s, and 1.5 and 3 times the session
+# timeout of the local stack (6 s), besides the 20 s of the original row.
+SESSION_S = int(CLIENT_PROPERTIES["session.timeout.ms"]) / 1000
+
+
+def scenario_broker_outage(tokens, seconds=20, during_rebalance=False):
+    """Every Kafka client of the run reaches the broker through a proxy that is cut for
+    `seconds`: mid-campaign, or (`during_rebalance`) 0.5 s after a second worker subscribed."""
+    name = f"outage{'' if seconds == 20 and not during_rebalance else f'-{seconds:g}'}{'-rebalance' if during_rebalance else ''}"
+    stack = Stack(name, SLOW, tokens, proxy=True)
     try:
         worker = stack.start_worker()
         deadline = time.time() + 90
         while sent(worker) < 3000 and time.time() < deadline:
             time.sleep(0.1)
+        if during_rebalance:
+            second = stack.start_worker()
+            while not log_has(second, "Kafka consumer subscribed") and time.time() < deadline:
+                time.sleep(0.02)
+            time.sleep(0.5)
         stack.proxy.cut()
-        time.sleep(20)
+        time.sleep(seconds)
         stack.proxy.restore()
         counts = stack.wait_all()
-        return verdict("broker unreachable for 20 s mid-run", stack, counts, "network cut by a proxy (memory storage)")
+        when = "during a join's rebalance" if during_rebalance else "mid-run"
+        return verdict(f"broker unreachable for {seconds:g} s {when}", stack, counts,
+                       "network cut by a proxy (memory storage)", committed=True)
     finally:
         stack.close()
 
@@ -582,6 +706,15 @@ SCENARIOS = {
     "group": scenario_group,
     "scaleout": scenario_scaleout,
     "outage": scenario_broker_outage,
+    "leave": scenario_leave,
+    "crash": scenario_crash,
+    "pairleave": scenario_pair_leave,
+    "outage2": lambda tokens: scenario_broker_outage(tokens, 2),
+    "outage1.5x": lambda tokens: scenario_broker_outage(tokens, 1.5 * SESSION_S),
+    "outage3x": lambda tokens: scenario_broker_outage(tokens, 3 * SESSION_S),
+    "outage2r": lambda tokens: scenario_broker_outage(tokens, 2, during_rebalance=True),
+    "outage1.5xr": lambda tokens: scenario_broker_outage(tokens, 1.5 * SESSION_S, during_rebalance=True),
+    "outage3xr": lambda tokens: scenario_broker_outage(tokens, 3 * SESSION_S, during_rebalance=True),
     "mockchaos": scenario_mock_chaos,
     "apnsdown": scenario_apns_down_at_start,
     "apns403": scenario_apns_403,

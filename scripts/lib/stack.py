@@ -34,7 +34,8 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BIN = os.path.join(ROOT, ".build/release/pushline")
+# PUSHLINE_BINARY: another build of `pushline` (the tests' debug one, say); the release build otherwise.
+BIN = os.environ.get("PUSHLINE_BINARY") or os.path.join(ROOT, ".build/release/pushline")
 BUNDLE_ID = "com.example.app"
 
 # What a client of the embedded broker needs: Tansu rebalances only after the session times

@@ -26,10 +26,76 @@ final class RDKafkaCallbacks: @unchecked Sendable {
     weak var rebalanceHandler: (any RDKafkaRebalanceHandler)?
     /// Written and read like `rebalanceHandler`.
     weak var commitHandler: (any RDKafkaCommitHandler)?
+    /// "consumer" or "producer", in the reachability lines.
+    let client: String
+    private let reachability = Mutex(KafkaReachability())
+    /// Whether `reachability` says unreachable: the success path reads only this (per delivery).
+    private let unreachable = Atomic<Bool>(false)
 
-    init(logger: Logger, onStatistics: (@Sendable (String) -> Void)?) {
+    init(logger: Logger, client: String, onStatistics: (@Sendable (String) -> Void)?) {
         self.logger = logger
+        self.client = client
         self.onStatistics = onStatistics
+    }
+
+    /// Errors that say Kafka (or its group coordinator) does not answer right now: librdkafka
+    /// retries them; they feed `reachability` instead of a line each.
+    static let unreachableCodes: Set<KafkaError.Code> = [
+        .allBrokersDown, .transport, .timedOut, .requestTimedOut,
+        KafkaError.Code(RD_KAFKA_RESP_ERR__RESOLVE),
+        KafkaError.Code(RD_KAFKA_RESP_ERR__WAIT_COORD),
+        KafkaError.Code(RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE),
+        KafkaError.Code(RD_KAFKA_RESP_ERR_NOT_COORDINATOR),
+        KafkaError.Code(RD_KAFKA_RESP_ERR_NETWORK_EXCEPTION),
+    ]
+
+    /// librdkafka's log facilities whose lines are per-connection chatter (each connection's
+    /// "Disconnected", "Connection refused", request timeouts): debug level, and a failure to reach.
+    static let connectionFacilities: Set<String> = ["FAIL", "REQTMOUT"]
+
+    /// Kafka did not answer (`error`, or a connection's log line): logged at debug level; the first
+    /// one of an outage, and a reminder now and then, at warning level.
+    func kafkaFailed(_ detail: @autoclosure () -> String) {
+        let text = detail()
+        logger.debug("\(text)", metadata: ["kafka.client": "\(client)"])
+        let report = reachability.withLock { state in
+            let report = state.failed(at: .now)
+            unreachable.store(state.isUnreachable, ordering: .releasing)
+            return report
+        }
+        switch report {
+        case .unreachable:
+            logger.warning("Kafka unreachable; retrying", metadata: ["kafka.client": "\(client)", "error": "\(text)"])
+        case .stillUnreachable(let since):
+            logger.warning(
+                "Kafka still unreachable after \(since.components.seconds) s; retrying",
+                metadata: ["kafka.client": "\(client)", "error": "\(text)"]
+            )
+        case .reachable, nil:
+            break
+        }
+    }
+
+    /// Kafka answered (a delivery, a commit, records, an assignment). Cheap while it answers.
+    func kafkaAnswered() {
+        guard unreachable.load(ordering: .acquiring) else { return }
+        let report = reachability.withLock { state in
+            let report = state.succeeded(at: .now)
+            unreachable.store(state.isUnreachable, ordering: .releasing)
+            return report
+        }
+        if case .reachable(let after) = report {
+            logger.notice(
+                "Kafka reachable again after \(after.components.seconds) s",
+                metadata: ["kafka.client": "\(client)"]
+            )
+        }
+    }
+
+    /// Kafka is unreachable and failures still come, the last within `window`.
+    func failingRecently(within window: Duration) -> Bool {
+        guard unreachable.load(ordering: .acquiring) else { return false }
+        return reachability.withLock { $0.failingRecently(at: .now, within: window) }
     }
 
     static func from(_ opaque: UnsafeMutableRawPointer?) -> RDKafkaCallbacks? {
@@ -67,6 +133,10 @@ private func rdkafkaLogCallback(handle: OpaquePointer?, level: Int32, facility: 
     }
     let text = message.map { String(cString: $0) } ?? ""
     let facilityText = facility.map { String(cString: $0) } ?? ""
+    if swiftLevel > .debug, RDKafkaCallbacks.connectionFacilities.contains(facilityText) {
+        callbacks.kafkaFailed(text)
+        return
+    }
     callbacks.logger.log(level: swiftLevel, "\(text)", metadata: ["rdkafka.facility": "\(facilityText)"])
 }
 
@@ -77,8 +147,10 @@ private func rdkafkaErrorCallback(handle: OpaquePointer?, err: Int32, reason: Un
     if code == RD_KAFKA_RESP_ERR__FATAL {
         callbacks.sawFatal.store(true, ordering: .releasing)
         callbacks.logger.critical("\(error)")
+    } else if RDKafkaCallbacks.unreachableCodes.contains(error.code) {
+        // Broker down, transport: retried by librdkafka; one warning per outage, not one per line.
+        callbacks.kafkaFailed("\(error)")
     } else {
-        // Most client errors (broker down, transport) are transient and retried by librdkafka.
         callbacks.logger.warning("\(error)")
     }
 }
@@ -108,7 +180,7 @@ private func rdkafkaRebalanceCallback(
         handler.rebalance(handle, err, partitions)
     } else {
         // No consumer (it is being torn down): release the partitions so the group can move on.
-        if String(cString: rd_kafka_rebalance_protocol(handle)) == "COOPERATIVE" {
+        if rd_kafka_rebalance_protocol(handle).map({ String(cString: $0) }) == "COOPERATIVE" {
             let error = rd_kafka_incremental_unassign(handle, partitions)
             if let error { rd_kafka_error_destroy(error) }
         } else {
@@ -134,6 +206,7 @@ private func rdkafkaDeliveryCallback(handle: OpaquePointer?, message: UnsafePoin
     let delivery = Unmanaged<KafkaDelivery>.fromOpaque(box).takeRetainedValue()
     let result: Result<DeliveryReport, KafkaError>
     if message.pointee.err == RD_KAFKA_RESP_ERR_NO_ERROR {
+        RDKafkaCallbacks.from(opaque)?.kafkaAnswered()
         var type = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE
         let timestamp = rd_kafka_message_timestamp(message, &type)
         result = .success(

@@ -23,7 +23,11 @@ final class RDKafkaClient: @unchecked Sendable {
         onStatistics: (@Sendable (String) -> Void)?
     ) throws(KafkaError) -> RDKafkaClient {
         let conf = try makeConf(properties)
-        let callbacks = RDKafkaCallbacks(logger: logger, onStatistics: onStatistics)
+        let callbacks = RDKafkaCallbacks(
+            logger: logger,
+            client: type == RD_KAFKA_CONSUMER ? "consumer" : "producer",
+            onStatistics: onStatistics
+        )
         let retained = Unmanaged.passRetained(callbacks)
         callbacks.install(on: conf, consumer: type == RD_KAFKA_CONSUMER)
         var errorText = [CChar](repeating: 0, count: 512)

@@ -4,6 +4,14 @@ import CRdKafka
 final class RDKafkaTopicPartitionList {
     let pointer: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>
 
+    /// Runs `body` with the list, which lives at least until `body` returns. Pass lists to
+    /// librdkafka this way: Swift may release an object right after its last use, which for
+    /// `RDKafkaTopicPartitionList(x).pointer` is before the call that reads the list (a crash in
+    /// strlen on a freed topic name, issue 27).
+    func withPointer<Result>(_ body: (UnsafeMutablePointer<rd_kafka_topic_partition_list_t>) -> Result) -> Result {
+        withExtendedLifetime(self) { body(pointer) }
+    }
+
     init(_ partitions: [TopicPartition]) {
         pointer = rd_kafka_topic_partition_list_new(Int32(max(partitions.count, 1)))
         for topicPartition in partitions {

@@ -39,7 +39,10 @@ public struct Worker: Sendable {
             logger: logger
         )
         let publisher = ResultPublisher(producer: producer, logger: logger, metrics: metrics)
-        let lag = ConsumerLagReporter()
+        // The group watchdog's bound: three session timeouts (librdkafka's default is 45 s).
+        let sessionTimeout = Duration.milliseconds(Int(kafka.properties["session.timeout.ms"] ?? "") ?? 45_000)
+        let group = GroupMonitor(bound: sessionTimeout * 3, logger: logger)
+        health.register(group: group)
         let consumer = try KafkaConsumer(
             configuration: KafkaConsumerConfiguration(
                 bootstrapServers: kafka.brokers,
@@ -50,10 +53,13 @@ public struct Worker: Sendable {
                 statisticsInterval: .seconds(5),
                 revokeDrainTimeout: min(shutdownTimeout, .seconds(20)),
                 maxBatchSize: 500,
-                maxBufferedRecords: 2000
+                maxBufferedRecords: 2000,
+                // A rebalance round completes within about a session timeout; a member that
+                // leaves in the middle of one stalls the embedded broker's group (docs/kafka.md).
+                closeJoinWait: min(sessionTimeout + .seconds(5), .seconds(30))
             ),
             logger: logger,
-            onStatistics: { json in lag.update(json) },
+            onStatistics: { json in group.update(json) },
             onRevoke: { notice in pools.withdraw(notice) }
         )
         logger.info(
@@ -62,6 +68,15 @@ public struct Worker: Sendable {
                 "brokers": "\(kafka.brokers)", "group": "\(kafka.groupID)", "topic": "\(kafka.jobsTopic)",
                 "urgent_topic": "\(kafka.urgentJobsTopic.isEmpty ? "-" : kafka.urgentJobsTopic)",
             ]
+        )
+
+        group.attach(
+            .init(
+                owned: { consumer.assignment.count },
+                membership: { consumer.membership },
+                held: { pools.clients.values.contains { $0.status().hold != nil } },
+                kafkaUnreachable: { consumer.kafkaUnreachable }
+            )
         )
 
         let gate = InflightGate(limit: configuration.worker.maxInflight)
