@@ -473,7 +473,8 @@ extension ConsumerCore {
     /// from a completed group, which every broker handles. Records fetched meanwhile are dropped
     /// (`closing`): they are the next owner's.
     private func awaitPendingJoin() {
-        guard joinPending, !failed, configuration.closeJoinWait > .zero else { return }
+        // The consumer protocol (KIP-848) has no join rounds: the broker takes a leave at any time.
+        guard joinPending, !failed, configuration.closeJoinWait > .zero, !configuration.usesConsumerGroupProtocol else { return }
         let began = ContinuousClock.now
         let until = began + configuration.closeJoinWait
         logger.info(
