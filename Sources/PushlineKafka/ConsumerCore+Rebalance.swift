@@ -11,11 +11,12 @@ extension ConsumerCore: RDKafkaRebalanceHandler {
         // Messages fetched before this rebalance belong to the assignment they came from.
         flushPending()
         let list = RDKafkaTopicPartitionList.partitions(of: partitions)
-        // rd_kafka_rebalance_protocol may answer NULL (no group, or librdkafka cannot answer);
-        // then the configured strategy says it.
+        // librdkafka may not say (no group yet); then the configuration does: a cooperative
+        // strategy, or the consumer protocol, whose rebalances are all incremental.
         let cooperative =
-            rd_kafka_rebalance_protocol(handle).map { String(cString: $0) == "COOPERATIVE" }
-            ?? (configuration.properties["partition.assignment.strategy"]?.contains("cooperative") ?? false)
+            RDKafkaRebalanceProtocol.isCooperative(handle)
+            ?? (configuration.usesConsumerGroupProtocol
+                || configuration.properties["partition.assignment.strategy"]?.contains("cooperative") == true)
         switch err {
         case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
             client.callbacks.kafkaAnswered()

@@ -180,7 +180,7 @@ private func rdkafkaRebalanceCallback(
         handler.rebalance(handle, err, partitions)
     } else {
         // No consumer (it is being torn down): release the partitions so the group can move on.
-        if rd_kafka_rebalance_protocol(handle).map({ String(cString: $0) }) == "COOPERATIVE" {
+        if RDKafkaRebalanceProtocol.isCooperative(handle) == true {
             let error = rd_kafka_incremental_unassign(handle, partitions)
             if let error { rd_kafka_error_destroy(error) }
         } else {
