@@ -62,7 +62,7 @@ public final class APNSChannelClient: Sendable {
         var headers = built.headers.map { HTTP2Header($0.name, $0.value, neverIndex: $0.indexing == .never) }
         if let tokens {
             do {
-                headers.insert(HTTP2Header("authorization", tokens.authorization(for: try tokens.token()), neverIndex: true), at: 0)
+                headers.insert(HTTP2Header("authorization", try tokens.token().authorization, neverIndex: true), at: 0)
             } catch {
                 throw APNSChannelClientError.providerToken("\(error)")
             }

@@ -122,7 +122,7 @@ public final class APNSClient: Sendable {
         options: APNSSendOptions = APNSSendOptions(),
         completion: @escaping @Sendable (APNSOutcome) -> Void
     ) {
-        submit([PendingRequest(notification: notification, options: options, index: 0) { _, outcome in completion(outcome) }])
+        submit(RequestBatch(notifications: [notification], options: options, created: .now) { _, outcome in completion(outcome) })
     }
 
     /// Sends many notifications in one hand-over (one lock, one hop per connection).
@@ -131,26 +131,10 @@ public final class APNSClient: Sendable {
         options: APNSSendOptions = APNSSendOptions(),
         completion: @escaping @Sendable (Int, APNSOutcome) -> Void
     ) {
-        // Notifications of one job carry the same payload array: one buffer serves them all.
-        var body: ByteBuffer?
-        var bodySource: [UInt8] = []
-        let now = MonotonicInstant.now
-        let requests = notifications.enumerated().map { index, notification in
-            if body == nil || notification.payload != bodySource {
-                bodySource = notification.payload
-                body = ByteBuffer(bytes: bodySource)
-            }
-            // One completion closure for the whole batch; each request carries its index.
-            return PendingRequest(
-                notification: notification,
-                options: options,
-                body: body,
-                index: index,
-                created: now,
-                completion: completion
-            )
-        }
-        submit(requests)
+        guard !notifications.isEmpty else { return }
+        // One immutable object for the whole batch (one payload buffer when the payloads are
+        // equal, one completion closure); its requests are (batch, index).
+        submit(RequestBatch(notifications: notifications, options: options, created: .now, completion: completion))
     }
 
     /// Sends one notification and waits for its outcome.
@@ -228,9 +212,9 @@ public final class APNSClient: Sendable {
 
     // MARK: Events and actions
 
-    private func submit(_ requests: [PendingRequest]) {
+    private func submit(_ batch: RequestBatch) {
         let now = MonotonicInstant.now
-        perform(machine.withLock { $0.submit(requests, now: now) })
+        perform(machine.withLock { $0.submit(batch, now: now) })
     }
 
     /// One event from connection `slot`, under one lock.
@@ -246,8 +230,8 @@ public final class APNSClient: Sendable {
             case .closed: machine.closed(slot: slot, now: now)
             case .backoffElapsed: machine.backoffElapsed(slot: slot, now: now)
             case .streamsEnded(let ended): machine.streamsEnded(slot: slot, ended, now: now)
-            case .notStarted(let requests, let unusable):
-                machine.notStarted(slot: slot, requests, connectionUnusable: unusable, now: now)
+            case .notStarted(let ids, let unusable):
+                machine.notStarted(slot: slot, ids, connectionUnusable: unusable, now: now)
             }
         }
         perform(actions)
@@ -262,9 +246,9 @@ public final class APNSClient: Sendable {
         for transition in actions.transitions { log(transition) }
         if actions.heldRequests > 0 { metrics.requestsHeld(actions.heldRequests) }
         if actions.freeResends > 0 { metrics.freeResends(actions.freeResends) }
-        for jwt in actions.expiredTokens {
+        for generation in actions.expiredTokens {
             // Mints a new token when the 20-minute rule allows; requests take the current one.
-            _ = try? tokens?.expired(jwt)
+            _ = try? tokens?.expired(generation: generation)
         }
         for (slot, action) in actions.connections {
             let connection = connections[slot]
@@ -281,8 +265,8 @@ public final class APNSClient: Sendable {
             let delay = at - MonotonicInstant.now
             timerLoop.scheduleTask(in: TimeAmount(max(delay, .zero))) { [weak self] in self?.tick() }
         }
-        for (request, outcome) in actions.finishes {
-            request.completion(request.index, outcome)
+        for (batch, index, outcome) in actions.finishes {
+            batch.completion(index, outcome)
         }
     }
 

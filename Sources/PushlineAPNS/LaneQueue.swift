@@ -4,22 +4,22 @@ import NIOCore
 /// leaves before any bulk one; within a lane the order is first in, first out (with `prepend` for
 /// a request that goes again at once).
 struct LaneQueue: Sequence {
-    private var urgent = CircularBuffer<PendingRequest>(initialCapacity: 16)
-    private var bulk = CircularBuffer<PendingRequest>(initialCapacity: 1024)
+    private var urgent = CircularBuffer<RequestID>(initialCapacity: 16)
+    private var bulk = CircularBuffer<RequestID>(initialCapacity: 1024)
 
     var count: Int { urgent.count + bulk.count }
 
     var isEmpty: Bool { urgent.isEmpty && bulk.isEmpty }
 
     /// The request that leaves next.
-    var first: PendingRequest? { urgent.first ?? bulk.first }
+    var first: RequestID? { urgent.first ?? bulk.first }
 
     func count(of lane: SendLane) -> Int {
         lane == .urgent ? urgent.count : bulk.count
     }
 
-    mutating func append(_ request: PendingRequest) {
-        if request.options.lane == .urgent {
+    mutating func append(_ request: RequestID, lane: SendLane) {
+        if lane == .urgent {
             urgent.append(request)
         } else {
             bulk.append(request)
@@ -27,8 +27,8 @@ struct LaneQueue: Sequence {
     }
 
     /// To the front of its lane (an urgent request still goes before it when it is bulk).
-    mutating func prepend(_ request: PendingRequest) {
-        if request.options.lane == .urgent {
+    mutating func prepend(_ request: RequestID, lane: SendLane) {
+        if lane == .urgent {
             urgent.prepend(request)
         } else {
             bulk.prepend(request)
@@ -36,7 +36,7 @@ struct LaneQueue: Sequence {
     }
 
     /// Removes the request that leaves next; the queue must not be empty.
-    mutating func removeFirst() -> PendingRequest {
+    mutating func removeFirst() -> RequestID {
         urgent.isEmpty ? bulk.removeFirst() : urgent.removeFirst()
     }
 
@@ -46,9 +46,9 @@ struct LaneQueue: Sequence {
     }
 
     /// Keeps, in order, the requests for which `keep` is true.
-    mutating func retain(where keep: (PendingRequest) -> Bool) {
-        func filtered(_ lane: CircularBuffer<PendingRequest>) -> CircularBuffer<PendingRequest> {
-            var kept = CircularBuffer<PendingRequest>(initialCapacity: lane.count)
+    mutating func retain(where keep: (RequestID) -> Bool) {
+        func filtered(_ lane: CircularBuffer<RequestID>) -> CircularBuffer<RequestID> {
+            var kept = CircularBuffer<RequestID>(initialCapacity: lane.count)
             for request in lane where keep(request) { kept.append(request) }
             return kept
         }
@@ -62,10 +62,10 @@ struct LaneQueue: Sequence {
     }
 
     struct Iterator: IteratorProtocol {
-        var urgent: CircularBuffer<PendingRequest>.Iterator
-        var bulk: CircularBuffer<PendingRequest>.Iterator
+        var urgent: CircularBuffer<RequestID>.Iterator
+        var bulk: CircularBuffer<RequestID>.Iterator
 
-        mutating func next() -> PendingRequest? {
+        mutating func next() -> RequestID? {
             urgent.next() ?? bulk.next()
         }
     }

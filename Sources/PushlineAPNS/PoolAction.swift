@@ -3,14 +3,16 @@ import PushlineAPNSCore
 /// What the pool's state machine asks its owner (`APNSClient`) to do, batched: everything one
 /// event decided, performed after the lock is released.
 struct PoolActions {
-    /// Requests to send, each with a stream slot reserved on that connection.
-    var sends: [(slot: Int, requests: [PendingRequest])] = []
-    /// Requests whose outcome is final.
-    var finishes: [(request: PendingRequest, outcome: APNSOutcome)] = []
+    /// Requests to send, each with a stream slot reserved on that connection (and its attempt
+    /// counted).
+    var sends: [(slot: Int, requests: [OutgoingRequest])] = []
+    /// Requests whose outcome is final (they have left the machine): call the batch's completion.
+    var finishes: [(batch: RequestBatch, index: Int, outcome: APNSOutcome)] = []
     /// Connection lifecycle steps (connect, close, reconnect later).
     var connections: [(slot: Int, action: ConnectionLifecycle.Action)] = []
-    /// APNs reported these provider tokens expired: refresh if the 20-minute rule allows.
-    var expiredTokens: [String] = []
+    /// APNs reported the provider tokens of these generations expired: refresh if the 20-minute
+    /// rule allows.
+    var expiredTokens: [UInt16] = []
     /// Call `tick` at this time (earlier than any tick already asked for).
     var tick: MonotonicInstant?
     /// The app's hold started or ended (one log line each).
@@ -23,17 +25,4 @@ struct PoolActions {
     mutating func connection(_ slot: Int, _ action: ConnectionLifecycle.Action) {
         if action != .none { connections.append((slot, action)) }
     }
-}
-
-/// How one stream of a connection ended, as the connection reports it to the pool.
-enum StreamEnd: Sendable {
-    /// APNs answered.
-    case response(APNSResponse)
-    /// The server certainly did not process it (REFUSED_STREAM, above a GOAWAY's last stream,
-    /// never sent): a free resend.
-    case unprocessed
-    /// The local request deadline passed and the stream was reset.
-    case timedOut
-    /// The connection failed or the server reset the stream: it may have been processed.
-    case lost
 }

@@ -11,6 +11,11 @@ import PushlineAPNSCore
 /// lock and performs the actions after releasing it; a connection reports all the streams that
 /// ended in one event-loop read batch as one event (one lock per batch).
 ///
+/// The machine owns every request's state (`RequestTable`: attempts, send times, holds, probes),
+/// from `submit` until the request's `finishes` entry. A request itself is immutable (a
+/// `RequestBatch` and an index); connections get `OutgoingRequest`s and answer with plain values
+/// (`StreamEnded`), so nothing the machine decides on is written by anyone else.
+///
 /// Every request the machine accepted ends in exactly one `finishes` entry: requests queued,
 /// waiting to retry or held are the machine's, and `shutDown` finishes them.
 struct PoolStateMachine {
@@ -34,13 +39,15 @@ struct PoolStateMachine {
     private(set) var lifecycles: [ConnectionLifecycle]
     private(set) var capacities: [StreamCapacity]
     private(set) var health: AppHealth
+    /// Every request from `submit` to its finish: the only place its changing state is kept.
+    private var requests = RequestTable()
     /// Urgent requests before bulk ones (`LaneQueue`): a free stream always takes an urgent one.
     private var queue = LaneQueue()
     /// Queued requests that carry a deadline: when none does and the app is not held, the sweep
     /// has nothing to look at (and does not walk a queue of thousands ten times a second).
     private var queuedWithDeadline = 0
     /// Requests waiting out a retry backoff, and the earliest time one of them is due.
-    private var retrying: [PendingRequest] = []
+    private var retrying: [RequestID] = []
     private var earliestRetry: MonotonicInstant?
     private var nextSweep: MonotonicInstant?
     /// The tick the owner has been asked for and that has not come yet.
@@ -75,22 +82,27 @@ struct PoolStateMachine {
     /// Queued urgent requests (the rest are bulk).
     var queuedUrgent: Int { queue.count(of: .urgent) }
 
+    /// Requests the machine holds, wherever they are (queued, in flight, waiting to retry, held).
+    var requestCount: Int { requests.count }
+
     // MARK: Requests
 
     /// New requests: to the back of the queue; what fits goes out at once. Beyond
     /// `maxQueuedRequests`, or after shutdown, they end at once.
-    mutating func submit(_ requests: [PendingRequest], now: MonotonicInstant) -> PoolActions {
+    mutating func submit(_ batch: RequestBatch, now: MonotonicInstant) -> PoolActions {
         var actions = PoolActions()
         if isShutDown {
-            for request in requests { actions.finishes.append((request, request.outcome(.shutdown, at: now))) }
+            for index in 0..<batch.count {
+                actions.finishes.append((batch, index, RequestState(batch: batch, index: index).outcome(.shutdown, at: now)))
+            }
             return actions
         }
         let room = max(0, settings.maxQueuedRequests - waiting)
-        for (position, request) in requests.enumerated() {
-            if position < room {
-                enqueue(request, now: now, actions: &actions)
+        for index in 0..<batch.count {
+            if index < room {
+                enqueue(requests.insert(RequestState(batch: batch, index: index)), now: now, actions: &actions)
             } else {
-                actions.finishes.append((request, request.outcome(.connection, at: now)))
+                actions.finishes.append((batch, index, RequestState(batch: batch, index: index).outcome(.connection, at: now)))
             }
         }
         settle(&actions, now: now)
@@ -102,24 +114,22 @@ struct PoolStateMachine {
     /// The answers of one batch arrived together: its successes are finished first and counted
     /// as evidence before any other answer of the batch is judged (one pass; the rest, rare, is
     /// kept aside by index).
-    mutating func streamsEnded(
-        slot: Int,
-        _ ended: [(request: PendingRequest, end: StreamEnd)],
-        now: MonotonicInstant
-    ) -> PoolActions {
+    mutating func streamsEnded(slot: Int, _ ended: [StreamEnded], now: MonotonicInstant) -> PoolActions {
         var actions = PoolActions()
         var successes = 0
         var probeSucceeded = false
         var others: [Int] = []
-        for (position, (request, end)) in ended.enumerated() {
+        for (position, stream) in ended.enumerated() {
             capacities[slot].release()
-            if case .response(let response) = end, response.status == 200 {
+            let request = stream.id
+            if requests[request].firstSentAt == nil { requests[request].firstSentAt = stream.sentAt }
+            if case .response(let response) = stream.end, response.status == 200 {
                 successes += 1
-                if request.isProbe {
-                    request.isProbe = false
+                if requests[request].isProbe {
+                    requests[request].isProbe = false
                     probeSucceeded = true
                 }
-                finish(request, request.outcome(response, at: now), into: &actions)
+                finish(request, requests[request].outcome(response, at: now), into: &actions)
             } else {
                 others.append(position)
             }
@@ -131,16 +141,25 @@ struct PoolStateMachine {
         }
         if probeSucceeded { resume(&actions, now: now) }
         for position in others {
-            let (request, end) = ended[position]
-            let wasProbe = request.isProbe
-            request.isProbe = false
-            switch end {
+            let stream = ended[position]
+            let request = stream.id
+            let wasProbe = requests[request].isProbe
+            requests[request].isProbe = false
+            switch stream.end {
             case .response(let response):
                 // Any answer but an authentication failure proves the provider token too (a 410
                 // or a 400 is as good as a 200).
                 let status = response.status
                 if status < 500 && status != 403 && status != 429 { capacities[slot].succeeded() }
-                answered(request, response, wasProbe: wasProbe, slot: slot, now: now, actions: &actions)
+                answered(
+                    request,
+                    response,
+                    tokenGeneration: stream.tokenGeneration,
+                    wasProbe: wasProbe,
+                    slot: slot,
+                    now: now,
+                    actions: &actions
+                )
             case .unprocessed:
                 if wasProbe { health.probeReturned() }
                 resendFree(request, now: now, actions: &actions)
@@ -173,27 +192,30 @@ struct PoolStateMachine {
         return actions
     }
 
-    /// Requests assigned to `slot` that it could not start (it closed, got a GOAWAY, or its
-    /// limit dropped in transit): their slots are released and they go again a moment later.
+    /// Requests assigned to `slot` that it could not start (it closed, or got a GOAWAY, before
+    /// they reached it): their slots are released, their attempts do not count, and they go
+    /// again at once, at the front of the queue. The connection stops taking requests first, so
+    /// they go elsewhere (or wait for a connection).
     mutating func notStarted(
         slot: Int,
-        _ requests: [PendingRequest],
+        _ ids: [RequestID],
         connectionUnusable: Bool,
         now: MonotonicInstant
     ) -> PoolActions {
         var actions = PoolActions()
-        for request in requests {
+        for request in ids {
             capacities[slot].release()
-            if request.isProbe {
-                request.isProbe = false
+            requests[request].attempts -= 1
+            if requests[request].isProbe {
+                requests[request].isProbe = false
                 health.probeReturned()
             }
         }
         if connectionUnusable {
             actions.connection(slot, lifecycles[slot].stopUsing(openStreams: capacities[slot].reserved))
         }
-        // Not at once: the pool could pick the same connection again before it catches up.
-        for request in requests { retry(request, at: now + .milliseconds(1), now: now, actions: &actions) }
+        // In their order, ahead of what was queued behind them.
+        for request in ids.reversed() { enqueue(request, atFront: true, now: now, actions: &actions) }
         settle(&actions, now: now)
         return actions
     }
@@ -221,8 +243,8 @@ struct PoolStateMachine {
         guard !isShutDown else { return actions }
         isShutDown = true
         for slot in lifecycles.indices { actions.connection(slot, lifecycles[slot].shutDown()) }
-        for request in queue { actions.finishes.append((request, request.outcome(.shutdown, at: now))) }
-        for request in retrying { actions.finishes.append((request, request.outcome(.shutdown, at: now))) }
+        for request in queue { finish(request, requests[request].outcome(.shutdown, at: now), into: &actions) }
+        for request in retrying { finish(request, requests[request].outcome(.shutdown, at: now), into: &actions) }
         queue.removeAll()
         queuedWithDeadline = 0
         retrying.removeAll()
@@ -244,7 +266,7 @@ struct PoolStateMachine {
             Self.isWithdrawn(request, from: withdrawn) ? request.outcome(.withdrawn, at: now) : nil
         }
         for request in takeRetrying(where: { Self.isWithdrawn($0, from: withdrawn) }) {
-            actions.finishes.append((request, request.outcome(.withdrawn, at: now)))
+            finish(request, requests[request].outcome(.withdrawn, at: now), into: &actions)
         }
         settle(&actions, now: now)
         return actions
@@ -308,8 +330,9 @@ struct PoolStateMachine {
     // MARK: Answers
 
     private mutating func answered(
-        _ request: PendingRequest,
+        _ request: RequestID,
         _ response: APNSResponse,
+        tokenGeneration: UInt16,
         wasProbe: Bool,
         slot: Int,
         now: MonotonicInstant,
@@ -321,20 +344,19 @@ struct PoolStateMachine {
             health.recordNotificationLevel(now: now)
             if wasProbe { resume(&actions, now: now) }
             if case .retryable(let kind) = disposition {
-                retry(request, kind: kind, final: request.outcome(response, at: now), now: now, actions: &actions)
+                retry(request, kind: kind, final: requests[request].outcome(response, at: now), now: now, actions: &actions)
             } else {
-                finish(request, request.outcome(response, at: now), into: &actions)
+                finish(request, requests[request].outcome(response, at: now), into: &actions)
             }
             return
         }
         if response.reason == .expiredProviderToken, settings.tokenAuth {
-            if let sent = request.bearerToken { actions.expiredTokens.append(sent) }
-            if request.tokenRefreshes == 0 {
+            if tokenGeneration != 0 { actions.expiredTokens.append(tokenGeneration) }
+            if requests[request].tokenRefreshes == 0 {
                 // The usual hourly case: refresh (if the 20-minute rule allows) and resend at
                 // once (the resend counts as an attempt). Only an expiry that survives a refresh
                 // says something about the key.
-                request.tokenRefreshes += 1
-                request.bearerToken = nil
+                requests[request].tokenRefreshes += 1
                 if wasProbe { health.probeReturned() }
                 enqueue(request, atFront: true, now: now, actions: &actions)
                 return
@@ -342,7 +364,7 @@ struct PoolStateMachine {
         }
         var kind: APNSDisposition.RetryKind = .serverError
         if case .retryable(let retryKind) = disposition, retryKind != .providerTokenExpired { kind = retryKind }
-        request.avoidSlot = kind == .serverError ? slot : nil
+        requests[request].avoidSlot = kind == .serverError ? slot : nil
         systemic(
             request,
             .response(response),
@@ -361,8 +383,8 @@ struct PoolStateMachine {
     /// is final only when the app is otherwise proven healthy (it is about this job), and is
     /// retried like a server error until the rate decides.
     private mutating func systemic(
-        _ request: PendingRequest,
-        _ answer: PendingRequest.SystemicAnswer,
+        _ request: RequestID,
+        _ answer: RequestState.SystemicAnswer,
         status: Int,
         reason: String,
         retry kind: APNSDisposition.RetryKind,
@@ -371,19 +393,19 @@ struct PoolStateMachine {
         now: MonotonicInstant,
         actions: inout PoolActions
     ) {
-        request.lastSystemic = answer
+        requests[request].lastSystemic = answer
         if let transition = health.recordSystemic(status: status, reason: reason, now: now) {
             actions.transitions.append(transition)
             // Everything waiting now waits in the hold.
-            for waiting in queue where waiting.heldSince == nil { waiting.heldSince = now }
-            for waiting in retrying where waiting.heldSince == nil { waiting.heldSince = now }
+            for waiting in queue where requests[waiting].heldSince == nil { requests[waiting].heldSince = now }
+            for waiting in retrying where requests[waiting].heldSince == nil { requests[waiting].heldSince = now }
         } else if wasProbe {
             health.probeFailed(now: now, random: random.unit())
         }
         let final: APNSOutcome
         switch answer {
-        case .response(let response): final = request.outcome(response, at: now)
-        case .noResponse(let why): final = request.outcome(why, at: now)
+        case .response(let response): final = requests[request].outcome(response, at: now)
+        case .noResponse(let why): final = requests[request].outcome(why, at: now)
         }
         if health.isHeld {
             hold(request, now: now, actions: &actions)
@@ -395,10 +417,9 @@ struct PoolStateMachine {
     }
 
     /// Back to the queue without counting the attempt; it goes when a probe succeeds.
-    private mutating func hold(_ request: PendingRequest, now: MonotonicInstant, actions: inout PoolActions) {
-        request.attempts = max(0, request.attempts - 1)
-        request.bearerToken = nil
-        if request.heldSince == nil { request.heldSince = now }
+    private mutating func hold(_ request: RequestID, now: MonotonicInstant, actions: inout PoolActions) {
+        requests[request].attempts = max(0, requests[request].attempts - 1)
+        if requests[request].heldSince == nil { requests[request].heldSince = now }
         if enqueue(request, now: now, actions: &actions) { actions.heldRequests += 1 }
     }
 
@@ -408,34 +429,37 @@ struct PoolStateMachine {
 
     /// REFUSED_STREAM, above a GOAWAY's last-stream-id, or never sent: the server did not process
     /// it, so it goes again at once (at the front) without counting as an attempt.
-    private mutating func resendFree(_ request: PendingRequest, now: MonotonicInstant, actions: inout PoolActions) {
-        request.attempts = max(0, request.attempts - 1)
-        request.freeResends += 1
+    private mutating func resendFree(_ request: RequestID, now: MonotonicInstant, actions: inout PoolActions) {
+        requests[request].attempts = max(0, requests[request].attempts - 1)
+        requests[request].freeResends += 1
         actions.freeResends += 1
-        if request.freeResends > settings.maxFreeResends {
-            request.attempts += 1
-            retry(request, kind: .transport, final: request.outcome(.connection, at: now), now: now, actions: &actions)
+        if requests[request].freeResends > settings.maxFreeResends {
+            requests[request].attempts += 1
+            retry(request, kind: .transport, final: requests[request].outcome(.connection, at: now), now: now, actions: &actions)
             return
         }
-        request.bearerToken = nil
         enqueue(request, atFront: true, now: now, actions: &actions)
     }
 
     /// A retryable failure: back off and resend (from the machine's retry list), or end with `final`.
     private mutating func retry(
-        _ request: PendingRequest,
+        _ request: RequestID,
         kind: APNSDisposition.RetryKind,
         final: APNSOutcome,
         now: MonotonicInstant,
         actions: inout PoolActions
     ) {
-        let remaining = request.options.retryUntil.map { $0 - now }
-        let decision = settings.retryPolicy.decide(after: request.attempts, kind: kind, remaining: remaining, random: random.unit())
+        let remaining = requests[request].options.retryUntil.map { $0 - now }
+        let decision = settings.retryPolicy.decide(
+            after: requests[request].attempts,
+            kind: kind,
+            remaining: remaining,
+            random: random.unit()
+        )
         switch decision {
         case .giveUp:
             finish(request, final, into: &actions)
         case .retry(let delay):
-            request.bearerToken = nil
             if delay <= .zero {
                 enqueue(request, now: now, actions: &actions)
             } else {
@@ -445,26 +469,28 @@ struct PoolStateMachine {
     }
 
     private mutating func retry(
-        _ request: PendingRequest,
+        _ request: RequestID,
         at time: MonotonicInstant,
         now: MonotonicInstant,
         actions: inout PoolActions
     ) {
         if isShutDown {
-            finish(request, request.outcome(.shutdown, at: now), into: &actions)
+            finish(request, requests[request].outcome(.shutdown, at: now), into: &actions)
             return
         }
         if isWithdrawn(request) {
-            finish(request, request.outcome(.withdrawn, at: now), into: &actions)
+            finish(request, requests[request].outcome(.withdrawn, at: now), into: &actions)
             return
         }
-        request.retryAt = time
+        requests[request].retryAt = time
         retrying.append(request)
         if earliestRetry.map({ time < $0 }) ?? true { earliestRetry = time }
     }
 
-    private mutating func finish(_ request: PendingRequest, _ outcome: APNSOutcome, into actions: inout PoolActions) {
-        actions.finishes.append((request, outcome))
+    /// The request's outcome is final: it leaves the machine.
+    private mutating func finish(_ request: RequestID, _ outcome: APNSOutcome, into actions: inout PoolActions) {
+        let state = requests.remove(request)
+        actions.finishes.append((state.batch, state.index, outcome))
     }
 
     // MARK: Queue
@@ -472,7 +498,7 @@ struct PoolStateMachine {
     /// To the queue, unless its group was withdrawn (then it ends `withdrawn`, and false).
     @discardableResult
     private mutating func enqueue(
-        _ request: PendingRequest,
+        _ request: RequestID,
         atFront: Bool = false,
         now: MonotonicInstant,
         actions: inout PoolActions
@@ -480,35 +506,36 @@ struct PoolStateMachine {
         if isShutDown {
             // A stream that ended while its connection drained after shutdown, and would go
             // again (a free resend, a token refresh): nothing is sent any more.
-            finish(request, request.outcome(.shutdown, at: now), into: &actions)
+            finish(request, requests[request].outcome(.shutdown, at: now), into: &actions)
             return false
         }
         if isWithdrawn(request) {
-            finish(request, request.outcome(.withdrawn, at: now), into: &actions)
+            finish(request, requests[request].outcome(.withdrawn, at: now), into: &actions)
             return false
         }
-        if request.options.deadline != nil { queuedWithDeadline += 1 }
-        if health.isHeld, request.heldSince == nil { request.heldSince = now }
+        let options = requests[request].options
+        if options.deadline != nil { queuedWithDeadline += 1 }
+        if health.isHeld, requests[request].heldSince == nil { requests[request].heldSince = now }
         if atFront {
-            queue.prepend(request)
+            queue.prepend(request, lane: options.lane)
         } else {
-            queue.append(request)
+            queue.append(request, lane: options.lane)
         }
         return true
     }
 
-    private func isWithdrawn(_ request: PendingRequest) -> Bool {
-        Self.isWithdrawn(request, from: withdrawnGroups)
+    private func isWithdrawn(_ request: RequestID) -> Bool {
+        Self.isWithdrawn(requests[request], from: withdrawnGroups)
     }
 
-    private static func isWithdrawn(_ request: PendingRequest, from groups: Set<UInt64>) -> Bool {
+    private static func isWithdrawn(_ request: RequestState, from groups: Set<UInt64>) -> Bool {
         guard !groups.isEmpty, let group = request.options.group else { return false }
         return groups.contains(group)
     }
 
-    private mutating func dequeue() -> PendingRequest {
+    private mutating func dequeue() -> RequestID {
         let request = queue.removeFirst()
-        if request.options.deadline != nil { queuedWithDeadline -= 1 }
+        if requests[request].options.deadline != nil { queuedWithDeadline -= 1 }
         return request
     }
 
@@ -520,17 +547,17 @@ struct PoolStateMachine {
 
     /// Removes from the retry list, in order, the requests `take` picks (clearing their retry
     /// time), and keeps the earliest retry time of the rest.
-    private mutating func takeRetrying(where take: (PendingRequest) -> Bool) -> [PendingRequest] {
-        var kept: [PendingRequest] = []
-        var taken: [PendingRequest] = []
+    private mutating func takeRetrying(where take: (RequestState) -> Bool) -> [RequestID] {
+        var kept: [RequestID] = []
+        var taken: [RequestID] = []
         var earliest: MonotonicInstant?
         for request in retrying {
-            if take(request) {
-                request.retryAt = nil
+            if take(requests[request]) {
+                requests[request].retryAt = nil
                 taken.append(request)
             } else {
                 kept.append(request)
-                if let at = request.retryAt, earliest.map({ at < $0 }) ?? true { earliest = at }
+                if let at = requests[request].retryAt, earliest.map({ at < $0 }) ?? true { earliest = at }
             }
         }
         retrying = kept
@@ -540,17 +567,25 @@ struct PoolStateMachine {
 
     /// Ends, with the outcome `end` gives, the queued requests it gives one for; the rest stay in
     /// order (and are counted again for the deadline sweep).
-    private mutating func endQueued(into actions: inout PoolActions, _ end: (PendingRequest) -> APNSOutcome?) {
+    private mutating func endQueued(into actions: inout PoolActions, _ end: (RequestState) -> APNSOutcome?) {
         var withDeadline = 0
-        queue.retain { request in
-            if let outcome = end(request) {
-                actions.finishes.append((request, outcome))
-                return false
+        var ended: [(RequestID, APNSOutcome)] = []
+        do {
+            // A copy that shares the table's storage while the queue is filtered; it is gone
+            // before `finish` changes the table, so nothing is copied.
+            let table = requests
+            queue.retain { request in
+                let state = table[request]
+                if let outcome = end(state) {
+                    ended.append((request, outcome))
+                    return false
+                }
+                if state.options.deadline != nil { withDeadline += 1 }
+                return true
             }
-            if request.options.deadline != nil { withDeadline += 1 }
-            return true
         }
         queuedWithDeadline = withDeadline
+        for (request, outcome) in ended { finish(request, outcome, into: &actions) }
     }
 
     /// Ends queued requests whose deadline passed (`expired`), and, for requests that waited in
@@ -609,13 +644,13 @@ struct PoolStateMachine {
         if health.isHeld {
             guard health.mayProbe(now: now) else { return }
             while let head = queue.first, expired(head, now: now) {
-                finish(dequeue(), head.outcome(.expired, at: now), into: &actions)
+                finish(dequeue(), requests[head].outcome(.expired, at: now), into: &actions)
             }
             guard !queue.isEmpty, let slot = slotForNext(), paced(now: now), capacities[slot].reserve() else { return }
             let probe = dequeue()
-            probe.isProbe = true
+            requests[probe].isProbe = true
             health.probeSent()
-            actions.sends.append((slot, [probe]))
+            actions.sends.append((slot, [send(probe)]))
             return
         }
         if queue.count == 1 {
@@ -624,22 +659,22 @@ struct PoolStateMachine {
             let request = dequeue()
             if expired(request, now: now) {
                 capacities[slot].release()
-                finish(request, request.outcome(.expired, at: now), into: &actions)
+                finish(request, requests[request].outcome(.expired, at: now), into: &actions)
             } else {
-                actions.sends.append((slot, [request]))
+                actions.sends.append((slot, [send(request)]))
             }
             return
         }
-        var batches: [[PendingRequest]] = Array(repeating: [], count: capacities.count)
+        var batches: [[OutgoingRequest]] = Array(repeating: [], count: capacities.count)
         while !queue.isEmpty {
             guard let best = slotForNext(), paced(now: now), capacities[best].reserve() else { break }
             let request = dequeue()
             if expired(request, now: now) {
                 capacities[best].release()
-                finish(request, request.outcome(.expired, at: now), into: &actions)
+                finish(request, requests[request].outcome(.expired, at: now), into: &actions)
                 continue
             }
-            batches[best].append(request)
+            batches[best].append(send(request))
         }
         for (slot, batch) in batches.enumerated() where !batch.isEmpty {
             actions.sends.append((slot, batch))
@@ -656,8 +691,16 @@ struct PoolStateMachine {
         return false
     }
 
-    private func expired(_ request: PendingRequest, now: MonotonicInstant) -> Bool {
-        request.options.deadline.map { $0 <= now } ?? false
+    /// A request leaves for a connection: the attempt counts from here (a connection that cannot
+    /// start it reports `notStarted`, which takes the attempt back).
+    private mutating func send(_ request: RequestID) -> OutgoingRequest {
+        requests[request].attempts += 1
+        let state = requests[request]
+        return OutgoingRequest(id: request, batch: state.batch, index: state.index)
+    }
+
+    private func expired(_ request: RequestID, now: MonotonicInstant) -> Bool {
+        requests[request].options.deadline.map { $0 <= now } ?? false
     }
 
     /// The connection for the request at the head of the queue: the one with the most free
@@ -674,7 +717,7 @@ struct PoolStateMachine {
             }
         }
         guard best >= 0 else { return nil }
-        if let avoid = queue.first?.avoidSlot, avoid == best {
+        if let head = queue.first, let avoid = requests[head].avoidSlot, avoid == best {
             for slot in capacities.indices
             where slot != avoid && lifecycles[slot].acceptsRequests && capacities[slot].available > 0 {
                 return slot

@@ -9,7 +9,12 @@ import Synchronization
 /// One slot of the pool: a TLS + HTTP/2 connection that reconnects in place. A thin I/O adapter:
 /// it connects, pings, resets streams past their deadline, builds and submits requests, and
 /// reports what happened (`ConnectionEvent`) to the pool's state machine, which decides
-/// everything else. It holds no reference to the pool.
+/// everything else. It holds no reference to the pool, and no request state: it reads the
+/// immutable requests it is given and reports their ends as values (`StreamEnded`).
+///
+/// No re-entrant calls: while a report is with the pool, whatever the pool asks of this
+/// connection (requests to start, lifecycle steps) is queued and run after the report returns,
+/// so the pool never calls into a connection in the middle of that connection's own call.
 ///
 /// `@unchecked Sendable`: every mutable property is touched only on `eventLoop` (the pool hops
 /// there with `execute` before calling in), and the HTTP/2 handler calls its delegate there too.
@@ -35,7 +40,7 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
     let slot: Int
     let eventLoop: any EventLoop
     private let settings: Settings
-    private let report: @Sendable (_ slot: Int, _ event: ConnectionEvent) -> Void
+    private let reportToPool: @Sendable (_ slot: Int, _ event: ConnectionEvent) -> Void
 
     // `@exclusivity(unchecked)`: confined to one event loop and never accessed re-entrantly (the
     // nghttp2 callbacks run inside our calls into the session, but touch no property those calls
@@ -53,11 +58,24 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
     private var sweepTask: RepeatedTask?
     /// Streams that ended since the last report: reported in one event per event-loop batch
     /// instead of one pool lock per response.
-    @exclusivity(unchecked) private var ended: [(request: PendingRequest, end: StreamEnd)] = []
+    @exclusivity(unchecked) private var ended: [StreamEnded] = []
+    /// A report is with the pool: what the pool asks of this connection meanwhile waits in
+    /// `afterReport`, and runs once the report returned.
+    @exclusivity(unchecked) private var reporting = false
+    @exclusivity(unchecked) private var afterReport: [PoolRequest] = []
+    @exclusivity(unchecked) private var runningAfterReport = false
+    /// Request headers, reused by every request this connection builds.
+    @exclusivity(unchecked) private var headers: [HTTP2Header] = []
     private var shutDown = false
     /// Requests handed over from other threads, waiting for one `start` on the event loop: many
     /// small hand-overs (jobs of one token) share one hop instead of waking the loop for each.
-    private let inbox = Mutex<(requests: [PendingRequest], scheduled: Bool)>(([], false))
+    private let inbox = Mutex<(requests: [OutgoingRequest], scheduled: Bool)>(([], false))
+
+    /// What the pool asked of this connection while one of its reports was with the pool.
+    private enum PoolRequest {
+        case start([OutgoingRequest])
+        case perform(ConnectionLifecycle.Action)
+    }
 
     init(
         slot: Int,
@@ -68,13 +86,55 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
         self.slot = slot
         self.eventLoop = eventLoop
         self.settings = settings
-        self.report = report
+        self.reportToPool = report
+        headers.reserveCapacity(8)
+    }
+
+    /// Tells the pool; whatever it asks of this connection meanwhile runs after this returns.
+    private func report(_ slot: Int, _ event: ConnectionEvent) {
+        tell(event)
+        runAfterReport()
+    }
+
+    /// Tells the pool, queueing what it asks of this connection meanwhile.
+    private func tell(_ event: ConnectionEvent) {
+        precondition(!reporting, "a connection reported to its pool from inside one of its reports")
+        reporting = true
+        reportToPool(slot, event)
+        reporting = false
+    }
+
+    /// Runs what the pool asked during reports, in order, including what it asks while these run
+    /// (one loop: the stack does not grow with the number of rounds).
+    private func runAfterReport() {
+        guard !runningAfterReport, !afterReport.isEmpty else { return }
+        runningAfterReport = true
+        defer { runningAfterReport = false }
+        var pending: [PoolRequest] = []
+        while !afterReport.isEmpty {
+            swap(&pending, &afterReport)
+            for request in pending {
+                switch request {
+                case .start(let requests): start(requests)
+                case .perform(let action): performNow(action)
+                }
+            }
+            pending.removeAll(keepingCapacity: true)
+        }
     }
 
     // MARK: Lifecycle actions (decided by the pool)
 
     func perform(_ action: ConnectionLifecycle.Action) {
         eventLoop.preconditionInEventLoop()
+        if reporting {
+            afterReport.append(.perform(action))
+        } else {
+            performNow(action)
+        }
+    }
+
+    private func performNow(_ action: ConnectionLifecycle.Action) {
         switch action {
         case .none:
             break
@@ -216,10 +276,15 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
 
     // MARK: Requests
 
-    /// Hands requests the pool assigned here to the event loop (at once when already on it).
-    func deliver(_ requests: [PendingRequest]) {
+    /// Hands requests the pool assigned here to the event loop (at once when already on it, after
+    /// the current report when one is with the pool).
+    func deliver(_ requests: [OutgoingRequest]) {
         if eventLoop.inEventLoop {
-            start(requests)
+            if reporting {
+                afterReport.append(.start(requests))
+            } else {
+                start(requests)
+            }
             return
         }
         let schedule = inbox.withLock { inbox -> Bool in
@@ -234,7 +299,7 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
     }
 
     private func startDelivered() {
-        let requests = inbox.withLock { inbox -> [PendingRequest] in
+        let requests = inbox.withLock { inbox -> [OutgoingRequest] in
             inbox.scheduled = false
             defer { inbox.requests = [] }
             return inbox.requests
@@ -242,55 +307,48 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
         if !requests.isEmpty { start(requests) }
     }
 
-    /// Sends requests the pool assigned here (a slot is reserved for each).
-    private func start(_ requests: [PendingRequest]) {
+    /// Sends requests the pool assigned here. The pool reserved a stream for each within this
+    /// connection's limit (its `StreamCapacity` is the one count of free streams); a connection
+    /// that stopped taking streams since gives them back (`notStarted`).
+    private func start(_ requests: [OutgoingRequest]) {
         eventLoop.preconditionInEventLoop()
-        guard let handler, handler.isAcceptingStreams, handler.availableStreams > 0 else {
-            // The connection changed under the pool (closed, GOAWAY, or a lower limit in transit):
-            // the pool takes the requests back and routes them again.
-            report(slot, .notStarted(requests, connectionUnusable: !(handler?.isAcceptingStreams ?? false)))
+        guard let handler, handler.isAcceptingStreams else {
+            report(slot, .notStarted(requests.map(\.id), connectionUnusable: true))
             return
         }
-        let authority = settings.authority
-        var batchBearer: String?
-        var headers: [HTTP2Header] = []
-        headers.reserveCapacity(7)
-        // One clock read per batch: its requests leave in the same write.
+        // One clock read and one look at the token source per batch: its requests leave in the
+        // same write.
         let now = MonotonicInstant.now
         let deadline = now + settings.requestTimeout
-        var authorization: String?
-        for request in requests {
-            if let tokens = settings.tokens {
-                do {
-                    // One look at the token source per batch, not per request.
-                    if batchBearer == nil {
-                        batchBearer = try tokens.token()
-                        authorization = tokens.authorization(for: batchBearer!)
-                    }
-                    request.bearerToken = batchBearer
-                } catch {
-                    settings.logger.error("cannot sign a provider token", metadata: ["error": "\(error)"])
-                    request.attempts += 1
-                    ended.append((request, .lost))
-                    continue
-                }
+        var bearer: ProviderTokenSource.Bearer?
+        if let tokens = settings.tokens {
+            do {
+                bearer = try tokens.token()
+            } catch {
+                settings.logger.error("cannot sign a provider token", metadata: ["error": "\(error)"])
+                for request in requests { ended.append(StreamEnded(id: request.id, sentAt: now, tokenGeneration: 0, end: .lost)) }
+                reportEnded()
+                return
             }
-            // One header array for the whole batch: the submitted request lets go of it before the
-            // next one is built, so emptying it keeps its storage.
+        }
+        let generation = bearer?.generation ?? 0
+        let sent = StreamTagging.value(sentAt: now, tokenGeneration: generation)
+        let authority = settings.authority
+        for request in requests {
+            let notification = request.batch.notifications[request.index]
+            // The submitted request lets go of the header array before the next one is built, so
+            // emptying it keeps its storage.
             headers.removeAll(keepingCapacity: true)
             APNSRequestHeaders.forEachRegularHeader(
-                of: request.notification,
-                authorization: authorization,
+                of: notification,
+                authorization: bearer?.authorization,
                 firstOnConnection: !sentOnThisConnection
             ) { name, value, indexing in
                 headers.append(HTTP2Header(name, value, neverIndex: indexing == .never))
             }
             sentOnThisConnection = true
-            request.attempts += 1
-            request.sentAt = now
-            if request.firstSentAt == nil { request.firstSentAt = now }
             do {
-                let (pathPrefix, pathRest) = request.notification.destination.pathParts
+                let (pathPrefix, pathRest) = notification.destination.pathParts
                 let http2Request = HTTP2Request(
                     method: "POST",
                     scheme: "https",
@@ -299,30 +357,34 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
                     pathSuffix: pathRest,
                     indexPath: false,
                     headers: headers,
-                    body: request.body
+                    body: request.batch.body(at: request.index)
                 )
-                let streamID = try handler.submit(http2Request, tag: request)
-                sent.append(streamID: streamID, deadline: deadline)
+                let tag = HTTP2StreamTag(object: request.batch, id: StreamTagging.id(request.id, index: request.index), value: sent)
+                let streamID = try handler.submit(http2Request, tag: tag)
+                self.sent.append(streamID: streamID, deadline: deadline)
             } catch {
                 // Not sent (the connection is going away): it goes again elsewhere.
-                ended.append((request, error.isUnprocessed ? .unprocessed : .lost))
+                ended.append(
+                    StreamEnded(id: request.id, sentAt: now, tokenGeneration: generation, end: error.isUnprocessed ? .unprocessed : .lost)
+                )
             }
         }
         reportEnded()
     }
 
     /// Reports the streams that ended since the last call, in one event. The batch is taken out
-    /// first (the pool may hand this connection new requests during the call, whose failures
-    /// start a new batch); the pool keeps nothing of it, so its storage is reused afterwards.
+    /// before the pool hears of it and put back empty afterwards (the pool keeps nothing of it,
+    /// so its storage is reused); only then do the requests the pool handed back start, whose
+    /// ends make the next batch.
     private func reportEnded() {
         guard !ended.isEmpty else { return }
-        var batch: [(request: PendingRequest, end: StreamEnd)] = []
+        var batch: [StreamEnded] = []
         swap(&batch, &ended)
-        report(slot, .streamsEnded(batch))
-        if ended.isEmpty {
-            batch.removeAll(keepingCapacity: true)
-            swap(&batch, &ended)
-        }
+        tell(.streamsEnded(batch))
+        // What the pool asked for waits in `afterReport`, so nothing ended meanwhile.
+        batch.removeAll(keepingCapacity: true)
+        if ended.isEmpty { swap(&batch, &ended) }
+        runAfterReport()
     }
 
     /// Every 50 ms, resets the streams whose request deadline passed (RST_STREAM CANCEL frees the
@@ -340,8 +402,10 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
 
     // MARK: HTTP2ClientDelegate
 
-    func http2Client(_ client: HTTP2ClientHandler, completed tag: AnyObject, result: Result<HTTP2Response, HTTP2StreamError>) {
-        let request = unsafeDowncast(tag, to: PendingRequest.self)
+    func http2Client(_ client: HTTP2ClientHandler, completed tag: HTTP2StreamTag, result: Result<HTTP2Response, HTTP2StreamError>) {
+        let id = StreamTagging.requestID(tag.id)
+        let sentAt = StreamTagging.sentAt(tag.value)
+        let generation = StreamTagging.tokenGeneration(tag.value)
         switch result {
         case .success(let http2Response):
             var body: [UInt8] = []
@@ -350,22 +414,31 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
                 status: http2Response.status,
                 // A broadcast's answer echoes `apns-request-id` where a device push's has `apns-id`.
                 // The request's own id when APNs echoes it (no new string per answer).
-                apnsID: http2Response.headers.first(named: "apns-id", reusing: request.notification.apnsID)
+                apnsID: http2Response.headers.first(named: "apns-id", reusing: Self.apnsID(of: tag))
                     ?? http2Response.headers.first(named: "apns-request-id"),
                 apnsUniqueID: http2Response.headers.first(named: "apns-unique-id"),
                 body: body
             )
-            let latency = MonotonicInstant.now.nanoseconds(since: request.sentAt ?? request.created)
+            let latency = MonotonicInstant.now.nanoseconds(since: sentAt)
             settings.metrics.response(status: response.status, reason: response.reason?.rawValue, latencyNanoseconds: latency)
-            ended.append((request, .response(response)))
+            ended.append(StreamEnded(id: id, sentAt: sentAt, tokenGeneration: generation, end: .response(response)))
         case .failure(let error):
+            let end: StreamEnd
             if case .cancelled = error.kind {
                 // Only the deadline sweep cancels streams.
-                ended.append((request, .timedOut))
+                end = .timedOut
             } else {
-                ended.append((request, error.isUnprocessed ? .unprocessed : .lost))
+                end = error.isUnprocessed ? .unprocessed : .lost
             }
+            ended.append(StreamEnded(id: id, sentAt: sentAt, tokenGeneration: generation, end: end))
         }
+    }
+
+    /// The `apns-id` the request carried (an answer that echoes it reuses the string).
+    private static func apnsID(of tag: HTTP2StreamTag) -> String? {
+        guard let object = tag.object else { return nil }
+        let batch = unsafeDowncast(object, to: RequestBatch.self)
+        return batch.notifications[StreamTagging.index(tag.id)].apnsID
     }
 
     func http2ClientStreamsFinished(_ client: HTTP2ClientHandler) {
@@ -440,9 +513,9 @@ enum ConnectionEvent: Sendable {
     case closed
     case backoffElapsed
     /// The streams that ended in one event-loop batch, in order.
-    case streamsEnded([(request: PendingRequest, end: StreamEnd)])
+    case streamsEnded([StreamEnded])
     /// Requests the pool assigned here that could not start.
-    case notStarted([PendingRequest], connectionUnusable: Bool)
+    case notStarted([RequestID], connectionUnusable: Bool)
 }
 
 /// The tail of a pooled connection's pipeline: turns TLS and error events into calls on the slot.

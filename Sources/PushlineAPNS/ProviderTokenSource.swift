@@ -6,15 +6,29 @@ import Synchronization
 ///
 /// Made lazily at first use, refreshed at about 50 minutes, never more often than every 20 —
 /// `ProviderTokenPolicy` decides; this class signs and keeps the result under a lock (taken once
-/// per request for a pointer copy; signing happens at most every 20 minutes).
+/// per batch of requests for a pointer copy; signing happens at most every 20 minutes). Each
+/// token carries its `authorization` value, made once per token, and a generation number that
+/// requests report back instead of the token itself.
 final class ProviderTokenSource: Sendable {
+    /// The current token: what a request sends, and how an answer names it.
+    struct Bearer: Sendable {
+        var jwt: String
+        /// `bearer <JWT>`, the `authorization` header's value.
+        var authorization: String
+        /// 1 for the first token, then one more per refresh, wrapping past 0 ("no token").
+        var generation: UInt16
+    }
+
+    private struct State {
+        var policy = ProviderTokenPolicy()
+        var current: Bearer?
+    }
+
     private let keyID: String
     private let teamID: String
     private let key: PrivateKey
     private let now: @Sendable () -> Int64
-    private let policy: Mutex<ProviderTokenPolicy>
-    /// `bearer <JWT>` for the current token, made once per token rather than once per request.
-    private let header = Mutex<(jwt: String, value: String)?>(nil)
+    private let state = Mutex(State())
     private let onRefresh: @Sendable () -> Void
 
     init(keyID: String, teamID: String, key: PrivateKey, now: @escaping @Sendable () -> Int64, onRefresh: @escaping @Sendable () -> Void) {
@@ -22,52 +36,57 @@ final class ProviderTokenSource: Sendable {
         self.teamID = teamID
         self.key = key
         self.now = now
-        self.policy = Mutex(ProviderTokenPolicy())
         self.onRefresh = onRefresh
     }
 
-    /// The `authorization` value for `jwt` (cached for the current token).
-    func authorization(for jwt: String) -> String {
-        header.withLock { cached in
-            if let cached, cached.jwt == jwt { return cached.value }
-            let value = "bearer " + jwt
-            cached = (jwt, value)
-            return value
-        }
-    }
-
-    /// The token to send now (making one when needed).
-    func token() throws -> String {
+    /// The token to send now (minting one if none exists or the current one is due for refresh).
+    func token() throws -> Bearer {
         let now = self.now()
-        return try policy.withLock { policy in
-            switch policy.tokenForRequest(now: now) {
+        return try state.withLock { state in
+            switch state.policy.tokenForRequest(now: now) {
             case .use(let jwt):
-                return jwt
+                if let current = state.current, current.jwt == jwt { return current }
+                // The policy's token without a bearer of ours cannot happen; make one all the same.
+                return install(jwt, in: &state)
             case .mint:
-                return try mint(&policy, now: now)
+                return try mint(&state, now: now)
             }
         }
     }
 
-    /// APNs answered ExpiredProviderToken to a request sent with `jwt`: the token to resend with,
-    /// or nil when refreshing now would break the 20-minute rule.
-    func expired(_ jwt: String) throws -> String? {
+    /// APNs answered ExpiredProviderToken to a request that carried the token of `generation`.
+    /// Returns the token to resend with: a new one when the 20-minute rule allows, the current
+    /// one when it is already newer than the expired one, or nil when the rule refuses.
+    @discardableResult
+    func expired(generation: UInt16) throws -> Bearer? {
         let now = self.now()
-        return try policy.withLock { policy in
-            switch policy.expiredReported(for: jwt, now: now) {
-            case .resend(let current): return current
-            case .mint: return try mint(&policy, now: now)
+        return try state.withLock { state in
+            guard let current = state.current else { return try mint(&state, now: now) }
+            guard current.generation == generation else { return current }
+            switch state.policy.expiredReported(for: current.jwt, now: now) {
+            case .resend: return current
+            case .mint: return try mint(&state, now: now)
             case .refuse: return nil
             }
         }
     }
 
-    private func mint(_ policy: inout ProviderTokenPolicy, now: Int64) throws -> String {
+    private func mint(_ state: inout State, now: Int64) throws -> Bearer {
         let token = try ProviderToken(keyID: keyID, teamID: teamID, issuedAt: now) { input in
             try ES256.sign(input, with: key)
         }
-        policy.minted(jwt: token.jwt, issuedAt: now)
+        state.policy.minted(jwt: token.jwt, issuedAt: now)
         onRefresh()
-        return token.jwt
+        return install(token.jwt, in: &state)
+    }
+
+    private static func next(after generation: UInt16) -> UInt16 {
+        generation == .max ? 1 : generation + 1
+    }
+
+    private func install(_ jwt: String, in state: inout State) -> Bearer {
+        let bearer = Bearer(jwt: jwt, authorization: "bearer " + jwt, generation: Self.next(after: state.current?.generation ?? 0))
+        state.current = bearer
+        return bearer
     }
 }

@@ -12,7 +12,7 @@ final class ClientStream {
     /// no callback closure: the cheaper path for a pool that already keeps a request object).
     enum Completion {
         case promise(EventLoopPromise<HTTP2Response>)
-        case tag(AnyObject)
+        case tag(HTTP2StreamTag)
         /// A recycled stream's: it holds on to nobody.
         case none
     }

@@ -8,7 +8,7 @@ public protocol HTTP2ClientDelegate: AnyObject {
     func http2Client(_ client: HTTP2ClientHandler, peerMaxConcurrentStreamsChanged value: Int)
     /// A stream submitted with `submit(_:tag:)` ended: its response, or why it has none.
     /// Called once per such stream, in the order the streams ended.
-    func http2Client(_ client: HTTP2ClientHandler, completed tag: AnyObject, result: Result<HTTP2Response, HTTP2StreamError>)
+    func http2Client(_ client: HTTP2ClientHandler, completed tag: HTTP2StreamTag, result: Result<HTTP2Response, HTTP2StreamError>)
     /// Streams finished in the last read or write batch (after their completions were delivered).
     /// `availableStreams` may still be zero (after GOAWAY, say).
     func http2ClientStreamsFinished(_ client: HTTP2ClientHandler)
@@ -22,7 +22,7 @@ public protocol HTTP2ClientDelegate: AnyObject {
 
 extension HTTP2ClientDelegate {
     public func http2Client(_ client: HTTP2ClientHandler, peerMaxConcurrentStreamsChanged value: Int) {}
-    public func http2Client(_ client: HTTP2ClientHandler, completed tag: AnyObject, result: Result<HTTP2Response, HTTP2StreamError>) {}
+    public func http2Client(_ client: HTTP2ClientHandler, completed tag: HTTP2StreamTag, result: Result<HTTP2Response, HTTP2StreamError>) {}
     public func http2ClientStreamsFinished(_ client: HTTP2ClientHandler) {}
     public func http2Client(_ client: HTTP2ClientHandler, goAwayReceived goAway: HTTP2GoAway) {}
     public func http2Client(_ client: HTTP2ClientHandler, goAwaySent goAway: HTTP2GoAway) {}

@@ -91,9 +91,9 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
     }
 
     /// Submits a request whose outcome goes to the delegate's `http2Client(_:completed:result:)`
-    /// with `tag` (retained until then). Returns the stream id (for `cancel`); throws when the
-    /// request cannot be submitted (the delegate then hears nothing of it).
-    public func submit(_ request: HTTP2Request, tag: AnyObject) throws(HTTP2StreamError) -> Int32 {
+    /// with `tag`. Returns the stream id (for `cancel`); throws when the request cannot be
+    /// submitted (the delegate then hears nothing of it).
+    public func submit(_ request: HTTP2Request, tag: HTTP2StreamTag) throws(HTTP2StreamError) -> Int32 {
         try submit(request, completion: .tag(tag))
     }
 

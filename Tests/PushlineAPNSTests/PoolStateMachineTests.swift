@@ -3,20 +3,27 @@ import Testing
 
 @testable import PushlineAPNS
 
-/// The pool's decisions without sockets: events in, actions out, the clock moved by hand.
+/// The pool's decisions without sockets: events in, actions out, the clock moved by hand. The
+/// driver only records the actions and feeds events back; it changes nothing of a request (the
+/// machine owns every request's state).
 @Suite struct PoolStateMachineTests {
-    /// A machine, a clock, and what the connections would do with its actions.
+    /// A machine, a clock, and the actions it returned.
     struct Driver {
         var machine: PoolStateMachine
         var now: MonotonicInstant
         /// Requests on the wire, by connection.
-        var inFlight: [Int: [PendingRequest]] = [:]
+        var inFlight: [Int: [OutgoingRequest]] = [:]
+        /// Final outcomes by submission order (across batches).
         var outcomes: [Int: [APNSOutcome]] = [:]
         var transitions: [AppHealth.Transition] = []
-        var expiredTokens: [String] = []
+        var expiredTokens: [UInt16] = []
         var connectionActions: [(Int, ConnectionLifecycle.Action)] = []
         var tick: MonotonicInstant?
+        /// The provider token generation connections report having sent.
+        var tokenGeneration: UInt16 = 1
         private var nextIndex = 0
+        /// Where each batch's indices start in `outcomes`.
+        private var firstIndex: [ObjectIdentifier: Int] = [:]
 
         init(
             connections: Int = 2,
@@ -44,16 +51,10 @@ import Testing
 
         mutating func apply(_ actions: PoolActions) {
             for (slot, requests) in actions.sends {
-                for request in requests {
-                    // What the connection does when it submits.
-                    request.attempts += 1
-                    request.bearerToken = "jwt-1"
-                    if request.firstSentAt == nil { request.firstSentAt = now }
-                }
                 inFlight[slot, default: []].append(contentsOf: requests)
             }
-            for (request, outcome) in actions.finishes {
-                outcomes[request.index, default: []].append(outcome)
+            for (batch, index, outcome) in actions.finishes {
+                outcomes[firstIndex[ObjectIdentifier(batch)]! + index, default: []].append(outcome)
             }
             transitions += actions.transitions
             expiredTokens += actions.expiredTokens
@@ -62,30 +63,33 @@ import Testing
         }
 
         mutating func submit(_ count: Int, options: APNSSendOptions = APNSSendOptions()) {
-            var requests: [PendingRequest] = []
-            for _ in 0..<count {
-                requests.append(
-                    PendingRequest(
-                        notification: APNSNotification(deviceToken: "00", topic: "t", apnsID: "a", payload: []),
-                        options: options,
-                        index: nextIndex,
-                        created: now,
-                        completion: { _, _ in }
-                    )
-                )
-                nextIndex += 1
-            }
-            apply(machine.submit(requests, now: now))
+            let batch = RequestBatch(
+                notifications: Array(
+                    repeating: APNSNotification(deviceToken: "00", topic: "t", apnsID: "a", payload: []),
+                    count: count
+                ),
+                options: options,
+                created: now,
+                completion: { _, _ in }
+            )
+            firstIndex[ObjectIdentifier(batch)] = nextIndex
+            nextIndex += count
+            apply(machine.submit(batch, now: now))
         }
 
         var inFlightCount: Int { inFlight.values.reduce(0) { $0 + $1.count } }
 
+        /// What a connection reports when `request`'s stream ended with `end`.
+        func ended(_ request: OutgoingRequest, _ end: StreamEnd) -> StreamEnded {
+            StreamEnded(id: request.id, sentAt: now, tokenGeneration: tokenGeneration, end: end)
+        }
+
         /// Every request in flight on every connection ends with `end(request)`.
-        mutating func answerAll(_ end: (PendingRequest) -> StreamEnd) {
+        mutating func answerAll(_ end: (OutgoingRequest) -> StreamEnd) {
             let batches = inFlight
             inFlight = [:]
             for (slot, requests) in batches.sorted(by: { $0.key < $1.key }) {
-                apply(machine.streamsEnded(slot: slot, requests.map { ($0, end($0)) }, now: now))
+                apply(machine.streamsEnded(slot: slot, requests.map { ended($0, end($0)) }, now: now))
             }
         }
 
@@ -150,7 +154,7 @@ import Testing
         // One stream ends on each connection: the two free streams take urgent requests.
         for slot in 0..<2 {
             let done = driver.inFlight[slot]!.removeFirst()
-            driver.apply(driver.machine.streamsEnded(slot: slot, [(done, .response(Self.ok))], now: driver.now))
+            driver.apply(driver.machine.streamsEnded(slot: slot, [driver.ended(done, .response(Self.ok))], now: driver.now))
         }
         let sentLast = driver.inFlight.values.compactMap(\.last)
         #expect(sentLast.allSatisfy { $0.options.lane == .urgent }, "each connection's new stream carries an urgent request")
@@ -165,7 +169,7 @@ import Testing
         var paced = Driver(connections: 1, limit: 100, maxRate: 10)
         paced.submit(50)
         paced.submit(2, options: APNSSendOptions(lane: .urgent))
-        var next: [PendingRequest] = []
+        var next: [OutgoingRequest] = []
         for _ in 0..<2 {
             paced.answerAll(status: 200)
             paced.advance(.milliseconds(100))
@@ -218,7 +222,13 @@ import Testing
         // One stream at or below last-stream-id is answered; the other was not processed.
         let onZero = driver.inFlight[0]!
         driver.inFlight[0] = nil
-        driver.apply(driver.machine.streamsEnded(slot: 0, [(onZero[0], .response(Self.ok)), (onZero[1], .unprocessed)], now: driver.now))
+        driver.apply(
+            driver.machine.streamsEnded(
+                slot: 0,
+                [driver.ended(onZero[0], .response(Self.ok)), driver.ended(onZero[1], .unprocessed)],
+                now: driver.now
+            )
+        )
         #expect(driver.connectionActions.contains { $0.0 == 0 && $0.1 == .close }, "closes after its last stream")
         driver.answerAll(status: 200)
         #expect(driver.inFlight[0] == nil)
@@ -264,7 +274,7 @@ import Testing
         var driver = Driver(connections: 1, limit: 10, tokenAuth: true)
         driver.submit(1)
         driver.answerAll(status: 403, reason: .expiredProviderToken)
-        #expect(driver.expiredTokens == ["jwt-1"])
+        #expect(driver.expiredTokens == [1], "the generation the connection reported")
         #expect(driver.inFlightCount == 1, "resent at once")
         #expect(!driver.machine.health.isHeld)
         driver.answerAll(status: 200)
@@ -428,7 +438,7 @@ import Testing
         let ends: [StreamEnd] = [
             .response(Self.ok), .unprocessed, .response(APNSResponse(status: 403, reason: .expiredProviderToken)), .lost,
         ]
-        driver.apply(driver.machine.streamsEnded(slot: 0, Array(zip(inFlight, ends)), now: driver.now))
+        driver.apply(driver.machine.streamsEnded(slot: 0, zip(inFlight, ends).map { driver.ended($0, $1) }, now: driver.now))
         #expect(driver.inFlightCount == 0, "nothing is sent after shutdown")
         #expect(driver.machine.waiting == 0)
         #expect(driver.finished == 5)
@@ -505,5 +515,58 @@ import Testing
         driver.advance(.seconds(5))
         #expect(driver.inFlightCount == 0)
         #expect(driver.machine.waiting == 0)
+    }
+
+    // MARK: Request state (the machine's alone)
+
+    /// The machine counts an attempt when it emits a send and takes it back when the connection
+    /// could not start the request; such requests go again at once (no timer), elsewhere.
+    @Test func anAttemptCountsWhenSentAndNotWhenTheConnectionCouldNotStartIt() {
+        var driver = Driver(connections: 2, limit: 2)
+        driver.submit(2)
+        #expect(driver.inFlight[0]?.count == 1 && driver.inFlight[1]?.count == 1)
+        let refused = driver.inFlight[0]!
+        driver.inFlight[0] = nil
+        driver.apply(driver.machine.notStarted(slot: 0, refused.map(\.id), connectionUnusable: true, now: driver.now))
+        #expect(driver.inFlight[1]?.count == 2, "sent again at once, on the connection that still takes streams")
+        #expect(driver.tick == nil, "no timer for it")
+        driver.answerAll(status: 503, reason: .serviceUnavailable)
+        driver.advance(.seconds(1))
+        driver.answerAll(status: 200)
+        #expect(driver.finished == 2)
+        #expect(driver.outcomes.values.allSatisfy { $0.count == 1 && $0[0].status == 200 && $0[0].attempts == 2 })
+    }
+
+    /// A result's latency runs from the first send a connection reported, across retries.
+    @Test func latencyRunsFromTheFirstReportedSendAcrossRetries() {
+        var driver = Driver(connections: 1, limit: 1)
+        driver.submit(1)
+        driver.advance(.milliseconds(40))
+        driver.answerAll(status: 503, reason: .serviceUnavailable)
+        driver.advance(.seconds(1))
+        #expect(driver.inFlightCount == 1, "retried after its backoff")
+        driver.advance(.milliseconds(10))
+        driver.answerAll(status: 200)
+        let outcome = driver.outcomes[0]?.first
+        #expect(outcome?.attempts == 2)
+        #expect(outcome?.latencyMilliseconds == 1010, "from the first attempt's reported send, not from the retry")
+    }
+
+    /// Finished requests leave the machine's table; their slots serve the next requests.
+    @Test func finishedRequestsLeaveTheMachine() {
+        var driver = Driver(connections: 2, limit: 10)
+        driver.submit(30)
+        #expect(driver.machine.requestCount == 30)
+        driver.answerAll(status: 200)
+        #expect(driver.machine.requestCount == 10)
+        driver.answerAll(status: 410, reason: .unregistered)
+        driver.answerAll(status: 200)
+        #expect(driver.machine.requestCount == 0)
+        driver.submit(5)
+        #expect(driver.machine.requestCount == 5)
+        let ids = Set(driver.inFlight.values.flatMap { $0 }.map(\.id))
+        #expect(ids.allSatisfy { $0.index < 30 }, "slots are reused")
+        driver.answerAll(status: 200)
+        #expect(driver.finished == 35)
     }
 }
