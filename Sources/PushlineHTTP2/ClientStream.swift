@@ -33,11 +33,11 @@ final class ClientStream {
         self.requestBody = requestBody
     }
 
-    /// An ended stream lets go of its submitter, request and response.
+    /// An ended stream lets go of its submitter, request and response body (its header storage
+    /// is emptied and kept by `reuse`).
     func recycle() {
         completion = .none
         requestBody = nil
-        headers = HTTP2ResponseHeaders()
         body = nil
     }
 
@@ -48,6 +48,9 @@ final class ClientStream {
         headersSent = false
         responseEnded = false
         status = 0
+        // Emptied here rather than in `recycle`: by now the response that shared the storage has
+        // been delivered and let go, so the storage is this stream's alone and is kept.
+        headers.removeAll()
     }
 
     /// Copies the next request body bytes into nghttp2's buffer.

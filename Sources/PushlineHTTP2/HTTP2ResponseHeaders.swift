@@ -25,6 +25,11 @@ public struct HTTP2ResponseHeaders: Sendable, Hashable, Sequence, ExpressibleByA
 
     public var isEmpty: Bool { bytes.isEmpty }
 
+    /// Removes every field and keeps the storage (a recycled stream's next response reuses it).
+    mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+    }
+
     mutating func append(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndex: Bool) {
         let needed = 9 + name.count + value.count
         if bytes.isEmpty {

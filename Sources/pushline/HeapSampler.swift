@@ -6,11 +6,14 @@ import ServiceLifecycle
 /// Samples jemalloc's own account of the heap every `interval` into two gauges:
 /// `pushline_heap_allocated_bytes` (what the program holds) and `pushline_heap_resident_bytes`
 /// (the allocator's pages in RAM: allocated plus its caches and fragmentation). With the process's
-/// RSS they say where the memory is. Nothing is recorded when jemalloc is not the allocator.
+/// RSS they say where the memory is. A third, `pushline_heap_allocations`, counts the allocation
+/// requests made so far (small and large, every arena): the benchmark divides its growth by the
+/// notifications sent meanwhile. Nothing is recorded when jemalloc is not the allocator.
 final class HeapSampler: Service, Sendable {
     private let interval: Duration
     private let allocated = Gauge(label: "pushline_heap_allocated_bytes")
     private let resident = Gauge(label: "pushline_heap_resident_bytes")
+    private let allocations = Gauge(label: "pushline_heap_allocations")
 
     init(interval: Duration = .milliseconds(250)) {
         self.interval = interval
@@ -40,6 +43,18 @@ final class HeapSampler: Service, Sendable {
         guard mallctl("epoch", nil, nil, &epoch, MemoryLayout<UInt64>.size) == 0 else { return }
         if let value = Self.statistic("stats.allocated") { allocated.record(value) }
         if let value = Self.statistic("stats.resident") { resident.record(value) }
+        // MALLCTL_ARENAS_ALL (4096): the sum over every arena.
+        if let small = Self.counter("stats.arenas.4096.small.nrequests"),
+            let large = Self.counter("stats.arenas.4096.large.nrequests")
+        {
+            allocations.record(Double(small &+ large))
+        }
+    }
+
+    private static func counter(_ name: String) -> UInt64? {
+        var value: UInt64 = 0
+        var size = MemoryLayout<UInt64>.size
+        return mallctl(name, &value, &size, nil, 0) == 0 ? value : nil
     }
 
     private static func statistic(_ name: String) -> Int? {

@@ -118,6 +118,17 @@ def with_jemalloc():
     return env
 
 
+def allocations_per_notification(allocations):
+    """jemalloc's allocation requests per notification in the steady part of a run (None when the
+    worker does not report them, or too little was sent between two samples)."""
+    if "first" not in allocations or "last" not in allocations:
+        return None
+    (sent_first, first), (sent_last, last) = allocations["first"], allocations["last"]
+    if sent_last - sent_first < 1000:
+        return None
+    return round((last - first) / (sent_last - sent_first), 2)
+
+
 def with_bytes_per_inflight(memory):
     """Adds the heap's growth from idle to its peak per notification in flight at that peak."""
     growth = memory["heap_allocated_mb"] - memory.get("heap_allocated_idle_mb", 0.0)
@@ -202,6 +213,7 @@ class Stack(LocalStack):
         startup_cpu, switches_at_first, sent_at_first = 0.0, 0, 0
         # The worker's heap as jemalloc counts it (sampled every 250 ms), and what was in flight then.
         memory = {"heap_allocated_mb": 0.0, "heap_resident_mb": 0.0, "inflight_at_heap_peak": 0, "max_inflight": 0}
+        allocations = {}
         begin = time.time()
         while time.time() - begin < 900:
             time.sleep(0.25)
@@ -220,6 +232,13 @@ class Stack(LocalStack):
                 sent_at_first = sent
             if first is not None:
                 timeline.append((round(now - first, 2), sent))
+                # jemalloc's allocation requests against notifications, between the first sample
+                # that saw a notification and the last one (both from the same scrapes).
+                requests = total(metrics, "pushline_heap_allocations")
+                if requests:
+                    if "first" not in allocations:
+                        allocations["first"] = (sent, requests)
+                    allocations["last"] = (sent, requests)
             last_metrics = metrics
             allocated = total(metrics, "pushline_heap_allocated_bytes") / 2**20
             inflight = int(total(metrics, "pushline_inflight_notifications"))
@@ -250,6 +269,7 @@ class Stack(LocalStack):
                   "steady_cpu_us_per_notification": round((cpu - startup_cpu) / max(1, tokens - sent_at_first) * 1e6, 2),
                   "context_switches_per_notification": round(switches / max(1, tokens - sent_at_first), 3),
                   "peak_rss_mb": round(peak / 2**20, 1), "memory": with_bytes_per_inflight(memory),
+                  "allocations_per_notification": allocations_per_notification(allocations),
                   "mock_cpu_us_per_notification": round(mock_cpu / tokens * 1e6, 2),
                   "broker_cpu_us_per_notification": round(broker_cpu / tokens * 1e6, 2),
                   "end_to_end_latency": quantiles(last_metrics, "pushline_end_to_end_latency_seconds"),
@@ -334,7 +354,7 @@ def main():
                 f"{run['cpu_us_per_notification']} us CPU/notification, steady {run['steady_cpu_us_per_notification']} "
                 f"(start-up {run['startup_cpu_seconds']} s; mock {run['mock_cpu_us_per_notification']}, "
                 f"broker {run['broker_cpu_us_per_notification']}), {run['context_switches_per_notification']} "
-                f"context switches/notification, peak RSS {run['peak_rss_mb']} MB (heap {run['memory']}), "
+                f"context switches/notification, {run['allocations_per_notification']} allocations/notification, peak RSS {run['peak_rss_mb']} MB (heap {run['memory']}), "
                 f"end-to-end p50/p99/p999 {run['end_to_end_latency']}")
         if "lanes" in parts:
             lanes_part(results, stack, tokens)
