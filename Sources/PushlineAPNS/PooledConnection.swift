@@ -64,8 +64,6 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
     @exclusivity(unchecked) private var reporting = false
     @exclusivity(unchecked) private var afterReport: [PoolRequest] = []
     @exclusivity(unchecked) private var runningAfterReport = false
-    /// Request headers, reused by every request this connection builds.
-    @exclusivity(unchecked) private var headers: [HTTP2Header] = []
     private var shutDown = false
     /// Requests handed over from other threads, waiting for one `start` on the event loop: many
     /// small hand-overs (jobs of one token) share one hop instead of waking the loop for each.
@@ -87,7 +85,6 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
         self.eventLoop = eventLoop
         self.settings = settings
         self.reportToPool = report
-        headers.reserveCapacity(8)
     }
 
     /// Tells the pool; whatever it asks of this connection meanwhile runs after this returns.
@@ -334,33 +331,23 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
         let generation = bearer?.generation ?? 0
         let sent = StreamTagging.value(sentAt: now, tokenGeneration: generation)
         let authority = settings.authority
+        let authorization = bearer?.authorization
         for request in requests {
-            let notification = request.batch.notifications[request.index]
-            // The submitted request lets go of the header array before the next one is built, so
-            // emptying it keeps its storage.
-            headers.removeAll(keepingCapacity: true)
-            APNSRequestHeaders.forEachRegularHeader(
-                of: notification,
-                authorization: bearer?.authorization,
-                firstOnConnection: !sentOnThisConnection
-            ) { name, value, indexing in
-                headers.append(HTTP2Header(name, value, neverIndex: indexing == .never))
-            }
+            let firstOnConnection = !sentOnThisConnection
             sentOnThisConnection = true
             do {
-                let (pathPrefix, pathRest) = notification.destination.pathParts
-                let http2Request = HTTP2Request(
-                    method: "POST",
-                    scheme: "https",
-                    authority: authority,
-                    path: pathPrefix,
-                    pathSuffix: pathRest,
-                    indexPath: false,
-                    headers: headers,
-                    body: request.batch.body(at: request.index)
-                )
                 let tag = HTTP2StreamTag(object: request.batch, id: StreamTagging.id(request.id, index: request.index), value: sent)
-                let streamID = try handler.submit(http2Request, tag: tag)
+                // The fields go straight from the immutable notification into the session's header
+                // block: no header array, no request value, no copy of the notification.
+                let streamID = try handler.submit(tag: tag, body: request.batch.body(at: request.index)) { block in
+                    Self.writeHeaders(
+                        of: request.batch.notifications[request.index],
+                        authority: authority,
+                        authorization: authorization,
+                        firstOnConnection: firstOnConnection,
+                        into: &block
+                    )
+                }
                 self.sent.append(streamID: streamID, deadline: deadline)
             } catch {
                 // Not sent (the connection is going away): it goes again elsewhere.
@@ -370,6 +357,29 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
             }
         }
         reportEnded()
+    }
+
+    /// A request's header block, in Apple's HPACK discipline (`APNSRequestHeaders`): the
+    /// pseudo-headers (`:authority` and `:path` never indexed), then the regular fields.
+    private static func writeHeaders(
+        of notification: APNSNotification,
+        authority: String,
+        authorization: String?,
+        firstOnConnection: Bool,
+        into block: inout HTTP2HeaderBlock
+    ) {
+        let (pathPrefix, pathRest) = notification.destination.pathParts
+        block.append(":method", "POST", neverIndex: false)
+        block.append(":scheme", "https", neverIndex: false)
+        block.append(":authority", authority, neverIndex: true)
+        block.append(":path", pathPrefix, valueSuffix: pathRest, neverIndex: true)
+        APNSRequestHeaders.forEachRegularHeader(
+            of: notification,
+            authorization: authorization,
+            firstOnConnection: firstOnConnection
+        ) { name, value, indexing in
+            block.append(name, value, neverIndex: indexing == .never)
+        }
     }
 
     /// Reports the streams that ended since the last call, in one event. The batch is taken out

@@ -97,15 +97,39 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
         try submit(request, completion: .tag(tag))
     }
 
+    /// Submits a request whose header block `writeHeaders` writes straight into the session's
+    /// reused block (`:method`, `:scheme`, `:authority` and `:path` first, then the regular
+    /// fields), with `body`; its outcome goes to the delegate with `tag`, as `submit(_:tag:)`.
+    /// Nothing is built per request but the fields' bytes.
+    public func submit(
+        tag: HTTP2StreamTag,
+        body: ByteBuffer?,
+        writeHeaders: (inout HTTP2HeaderBlock) -> Void
+    ) throws(HTTP2StreamError) -> Int32 {
+        try submit(body: body, completion: .tag(tag)) { hasBody in
+            session.submitRequest(hasBody: hasBody, writeHeaders: writeHeaders)
+        }
+    }
+
     private func submit(_ request: HTTP2Request, completion: ClientStream.Completion) throws(HTTP2StreamError) -> Int32 {
+        try submit(body: request.body, completion: completion) { hasBody in
+            session.submitRequest(request, hasBody: hasBody)
+        }
+    }
+
+    private func submit(
+        body: ByteBuffer?,
+        completion: ClientStream.Completion,
+        submitToSession: (_ hasBody: Bool) -> Int32
+    ) throws(HTTP2StreamError) -> Int32 {
         if context == nil {
             throw HTTP2StreamError(.connectionUnavailable("handler not in a pipeline or connection closed"), streamID: nil)
         }
         if let reason = capacity.submit() {
             throw HTTP2StreamError(.connectionUnavailable(reason), streamID: nil)
         }
-        let body = request.body.flatMap { $0.readableBytes > 0 ? $0 : nil }
-        let streamID = session.submitRequest(request, hasBody: body != nil)
+        let body = body.flatMap { $0.readableBytes > 0 ? $0 : nil }
+        let streamID = submitToSession(body != nil)
         guard streamID > 0 else {
             capacity.streamFinished(wasSent: false)
             let reason: HTTP2StreamError.Kind =

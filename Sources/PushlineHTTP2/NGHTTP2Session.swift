@@ -15,7 +15,7 @@ package final class NGHTTP2Session {
     // `@exclusivity(unchecked)`: confined to one event loop and never accessed re-entrantly (the
     // nghttp2 callbacks run inside our calls into the session, but touch no property those calls
     // hold open); their run-time checks were ~1.8% of the worker's CPU (docs/architecture.md).
-    @exclusivity(unchecked) private var headerBlock = HeaderBlock()
+    @exclusivity(unchecked) private var headerBlock = HTTP2HeaderBlock()
 
     /// The handler that owns this session. `unowned(unsafe)`: the handler holds the only strong
     /// reference to the session, so the handler outlives every callback the session can make.
@@ -133,14 +133,22 @@ package final class NGHTTP2Session {
 
     /// Queues a request; returns its stream id (or a negative nghttp2 error code).
     func submitRequest(_ request: HTTP2Request, hasBody: Bool) -> Int32 {
-        headerBlock.reset()
-        headerBlock.append(":method", request.method, neverIndex: false)
-        headerBlock.append(":scheme", request.scheme, neverIndex: false)
-        headerBlock.append(":authority", request.authority, neverIndex: !request.indexAuthority)
-        headerBlock.append(":path", request.path, valueSuffix: request.pathSuffix, neverIndex: !request.indexPath)
-        for header in request.headers {
-            headerBlock.append(header.name, header.value, neverIndex: header.neverIndex)
+        submitRequest(hasBody: hasBody) { block in
+            block.append(":method", request.method, neverIndex: false)
+            block.append(":scheme", request.scheme, neverIndex: false)
+            block.append(":authority", request.authority, neverIndex: !request.indexAuthority)
+            block.append(":path", request.path, valueSuffix: request.pathSuffix, neverIndex: !request.indexPath)
+            for header in request.headers {
+                block.append(header.name, header.value, neverIndex: header.neverIndex)
+            }
         }
+    }
+
+    /// Queues a request whose header block `writeHeaders` writes (pseudo-headers first) into the
+    /// session's reused block; returns its stream id (or a negative nghttp2 error code).
+    func submitRequest(hasBody: Bool, writeHeaders: (inout HTTP2HeaderBlock) -> Void) -> Int32 {
+        headerBlock.reset()
+        writeHeaders(&headerBlock)
         var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readBodyCallback)
         let raw = self.raw
         return headerBlock.withNVArray { nv, count in

@@ -3,8 +3,9 @@ import CNGHTTP2
 /// Scratch storage for building an `nghttp2_nv` array without per-header allocations: names and
 /// values are copied (names lowercased) into one reused byte array, and the nv entries into a
 /// reused C array. nghttp2's submit functions copy the pairs, so the storage is reused at once.
-/// Owned by one `NGHTTP2Session`; never shared.
-struct HeaderBlock: ~Copyable {
+/// Owned by one `NGHTTP2Session`; never shared. A caller writes a request's fields into it with
+/// `HTTP2ClientHandler.submit(tag:body:writeHeaders:)`.
+public struct HTTP2HeaderBlock: ~Copyable {
     private var bytes: [UInt8] = []
     private var fields: [(nameStart: Int, nameCount: Int, valueStart: Int, valueCount: Int, flags: UInt8)] = []
     private var nv: UnsafeMutablePointer<nghttp2_nv>
@@ -25,8 +26,31 @@ struct HeaderBlock: ~Copyable {
         fields.removeAll(keepingCapacity: true)
     }
 
-    /// Appends a field whose value is `value` followed by `valueSuffix`.
-    mutating func append(_ name: String, _ value: String, valueSuffix: String = "", neverIndex: Bool) {
+    /// Appends a field whose name is lowercase already (a literal), without building a string:
+    /// `value` and `valueSuffix` are copied as they are, one after the other.
+    public mutating func append(_ name: StaticString, _ value: String, valueSuffix: String = "", neverIndex: Bool) {
+        let nameStart = bytes.count
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        let valueStart = bytes.count
+        Self.appendUTF8(value, to: &bytes)
+        if !valueSuffix.isEmpty { Self.appendUTF8(valueSuffix, to: &bytes) }
+        fields.append(
+            (
+                nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart,
+                neverIndex ? UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) : 0
+            )
+        )
+    }
+
+    /// A string's UTF-8 bytes, in place when it is stored contiguously (native strings are).
+    private static func appendUTF8(_ string: String, to bytes: inout [UInt8]) {
+        if string.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
+            bytes.append(contentsOf: string.utf8)
+        }
+    }
+
+    /// Appends a field; the name is lowercased if it is not already (HTTP/2 requires it).
+    public mutating func append(_ name: String, _ value: String, valueSuffix: String = "", neverIndex: Bool) {
         let nameStart = bytes.count
         var name = name
         name.withUTF8 { utf8 in
@@ -38,12 +62,8 @@ struct HeaderBlock: ~Copyable {
             }
         }
         let valueStart = bytes.count
-        var value = value
-        value.withUTF8 { bytes.append(contentsOf: $0) }
-        if !valueSuffix.isEmpty {
-            var suffix = valueSuffix
-            suffix.withUTF8 { bytes.append(contentsOf: $0) }
-        }
+        Self.appendUTF8(value, to: &bytes)
+        if !valueSuffix.isEmpty { Self.appendUTF8(valueSuffix, to: &bytes) }
         fields.append(
             (
                 nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart,
