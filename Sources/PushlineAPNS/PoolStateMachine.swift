@@ -116,6 +116,8 @@ struct PoolStateMachine {
     /// kept aside by index).
     mutating func streamsEnded(slot: Int, _ ended: [StreamEnded], now: MonotonicInstant) -> PoolActions {
         var actions = PoolActions()
+        // Most answers are final (one allocation for all of them, not one per doubling).
+        actions.finishes.reserveCapacity(ended.count)
         var successes = 0
         var probeSucceeded = false
         var others: [Int] = []
@@ -129,7 +131,7 @@ struct PoolStateMachine {
                     requests[request].isProbe = false
                     probeSucceeded = true
                 }
-                finish(request, requests[request].outcome(response, at: now), into: &actions)
+                finish(request, into: &actions) { $0.outcome(response, at: now) }
             } else {
                 others.append(position)
             }
@@ -243,8 +245,8 @@ struct PoolStateMachine {
         guard !isShutDown else { return actions }
         isShutDown = true
         for slot in lifecycles.indices { actions.connection(slot, lifecycles[slot].shutDown()) }
-        for request in queue { finish(request, requests[request].outcome(.shutdown, at: now), into: &actions) }
-        for request in retrying { finish(request, requests[request].outcome(.shutdown, at: now), into: &actions) }
+        for request in queue { finish(request, into: &actions) { $0.outcome(.shutdown, at: now) } }
+        for request in retrying { finish(request, into: &actions) { $0.outcome(.shutdown, at: now) } }
         queue.removeAll()
         queuedWithDeadline = 0
         retrying.removeAll()
@@ -266,7 +268,7 @@ struct PoolStateMachine {
             Self.isWithdrawn(request, from: withdrawn) ? request.outcome(.withdrawn, at: now) : nil
         }
         for request in takeRetrying(where: { Self.isWithdrawn($0, from: withdrawn) }) {
-            finish(request, requests[request].outcome(.withdrawn, at: now), into: &actions)
+            finish(request, into: &actions) { $0.outcome(.withdrawn, at: now) }
         }
         settle(&actions, now: now)
         return actions
@@ -346,7 +348,7 @@ struct PoolStateMachine {
             if case .retryable(let kind) = disposition {
                 retry(request, kind: kind, final: requests[request].outcome(response, at: now), now: now, actions: &actions)
             } else {
-                finish(request, requests[request].outcome(response, at: now), into: &actions)
+                finish(request, into: &actions) { $0.outcome(response, at: now) }
             }
             return
         }
@@ -475,11 +477,11 @@ struct PoolStateMachine {
         actions: inout PoolActions
     ) {
         if isShutDown {
-            finish(request, requests[request].outcome(.shutdown, at: now), into: &actions)
+            finish(request, into: &actions) { $0.outcome(.shutdown, at: now) }
             return
         }
         if isWithdrawn(request) {
-            finish(request, requests[request].outcome(.withdrawn, at: now), into: &actions)
+            finish(request, into: &actions) { $0.outcome(.withdrawn, at: now) }
             return
         }
         requests[request].retryAt = time
@@ -491,6 +493,16 @@ struct PoolStateMachine {
     private mutating func finish(_ request: RequestID, _ outcome: APNSOutcome, into actions: inout PoolActions) {
         let state = requests.remove(request)
         actions.finishes.append((state.batch, state.index, outcome))
+    }
+
+    /// The request's outcome, made from its state as it leaves the machine, is final.
+    private mutating func finish(
+        _ request: RequestID,
+        into actions: inout PoolActions,
+        outcome: (RequestState) -> APNSOutcome
+    ) {
+        let state = requests.remove(request)
+        actions.finishes.append((state.batch, state.index, outcome(state)))
     }
 
     // MARK: Queue
@@ -506,11 +518,11 @@ struct PoolStateMachine {
         if isShutDown {
             // A stream that ended while its connection drained after shutdown, and would go
             // again (a free resend, a token refresh): nothing is sent any more.
-            finish(request, requests[request].outcome(.shutdown, at: now), into: &actions)
+            finish(request, into: &actions) { $0.outcome(.shutdown, at: now) }
             return false
         }
         if isWithdrawn(request) {
-            finish(request, requests[request].outcome(.withdrawn, at: now), into: &actions)
+            finish(request, into: &actions) { $0.outcome(.withdrawn, at: now) }
             return false
         }
         let options = requests[request].options
@@ -659,7 +671,7 @@ struct PoolStateMachine {
             let request = dequeue()
             if expired(request, now: now) {
                 capacities[slot].release()
-                finish(request, requests[request].outcome(.expired, at: now), into: &actions)
+                finish(request, into: &actions) { $0.outcome(.expired, at: now) }
             } else {
                 actions.sends.append((slot, [send(request)]))
             }
@@ -671,11 +683,16 @@ struct PoolStateMachine {
             let request = dequeue()
             if expired(request, now: now) {
                 capacities[best].release()
-                finish(request, requests[request].outcome(.expired, at: now), into: &actions)
+                finish(request, into: &actions) { $0.outcome(.expired, at: now) }
                 continue
+            }
+            if batches[best].isEmpty {
+                // At most what is queued, or what the connection had free: one allocation.
+                batches[best].reserveCapacity(min(queue.count + 1, capacities[best].available + 1))
             }
             batches[best].append(send(request))
         }
+        actions.sends.reserveCapacity(actions.sends.count + batches.count { !$0.isEmpty })
         for (slot, batch) in batches.enumerated() where !batch.isEmpty {
             actions.sends.append((slot, batch))
         }
@@ -695,8 +712,7 @@ struct PoolStateMachine {
     /// start it reports `notStarted`, which takes the attempt back).
     private mutating func send(_ request: RequestID) -> OutgoingRequest {
         requests[request].attempts += 1
-        let state = requests[request]
-        return OutgoingRequest(id: request, batch: state.batch, index: state.index)
+        return OutgoingRequest(id: request, batch: requests[request].batch, index: requests[request].index)
     }
 
     private func expired(_ request: RequestID, now: MonotonicInstant) -> Bool {

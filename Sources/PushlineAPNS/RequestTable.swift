@@ -1,11 +1,18 @@
 /// The pool machine's requests, in one growing array of slots reused through a free list: one
-/// allocation for all of them (amortised), none per request.
+/// allocation for all of them (amortised), none per request. Reads and writes go to the slot in
+/// place (`_read` / `_modify`), so looking at a field copies nothing else of the request.
 struct RequestTable {
-    private var slots: [RequestState?] = []
+    private var slots: [RequestState] = []
     private var free: [UInt32] = []
 
     /// Requests the table holds.
     private(set) var count = 0
+
+    /// What a free slot holds: no batch of anyone's, so a finished request's batch is let go at once.
+    private static let vacant = RequestState(
+        batch: RequestBatch(notifications: [], options: .init(), created: .init(nanoseconds: 0)) { _, _ in },
+        index: 0
+    )
 
     mutating func insert(_ state: RequestState) -> RequestID {
         count += 1
@@ -20,25 +27,20 @@ struct RequestTable {
     /// Removes a request (it finished) and frees its slot.
     @discardableResult
     mutating func remove(_ id: RequestID) -> RequestState {
-        guard let state = slots[id.index] else { preconditionFailure("request \(id.slot) is not in the table") }
-        slots[id.index] = nil
+        precondition(contains(id), "request \(id.slot) is not in the table")
+        var state = Self.vacant
+        swap(&state, &slots[id.index])
         free.append(id.slot)
         count -= 1
         return state
     }
 
     func contains(_ id: RequestID) -> Bool {
-        id.index < slots.count && slots[id.index] != nil
+        id.index < slots.count && slots[id.index].batch !== Self.vacant.batch
     }
 
     subscript(id: RequestID) -> RequestState {
-        get {
-            guard let state = slots[id.index] else { preconditionFailure("request \(id.slot) is not in the table") }
-            return state
-        }
-        _modify {
-            guard slots[id.index] != nil else { preconditionFailure("request \(id.slot) is not in the table") }
-            yield &slots[id.index]!
-        }
+        _read { yield slots[id.index] }
+        _modify { yield &slots[id.index] }
     }
 }

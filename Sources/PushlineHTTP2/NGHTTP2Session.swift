@@ -16,6 +16,9 @@ package final class NGHTTP2Session {
     // nghttp2 callbacks run inside our calls into the session, but touch no property those calls
     // hold open); their run-time checks were ~1.8% of the worker's CPU (docs/architecture.md).
     @exclusivity(unchecked) private var headerBlock = HTTP2HeaderBlock()
+    /// Client sessions allocate from this pool (see `NGHTTP2MemoryPool`); released after the
+    /// session is deleted in deinit, so it outlives every allocation nghttp2 frees.
+    private let memoryPool: NGHTTP2MemoryPool?
 
     /// The handler that owns this session. `unowned(unsafe)`: the handler holds the only strong
     /// reference to the session, so the handler outlives every callback the session can make.
@@ -59,8 +62,13 @@ package final class NGHTTP2Session {
         }
 
         var session: OpaquePointer?
+        let pool = role == .client ? NGHTTP2MemoryPool() : nil
+        memoryPool = pool
         switch role {
-        case .client: try Self.check("nghttp2_session_client_new2", nghttp2_session_client_new2(&session, callbacks, nil, option))
+        case .client:
+            var mem = pool!.mem
+            // nghttp2 copies the nghttp2_mem struct; the pool itself must outlive the session.
+            try Self.check("nghttp2_session_client_new3", nghttp2_session_client_new3(&session, callbacks, nil, option, &mem))
         case .server: try Self.check("nghttp2_session_server_new2", nghttp2_session_server_new2(&session, callbacks, nil, option))
         }
         raw = session!
