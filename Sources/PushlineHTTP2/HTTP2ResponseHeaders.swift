@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A response's regular header fields (pseudo-headers excluded), in the order received, kept as
 /// the bytes nghttp2 handed over: one array for the whole block instead of two `String`s and an
 /// array element per field. A field becomes a `String` only when asked for, and
@@ -57,8 +63,8 @@ public struct HTTP2ResponseHeaders: Sendable, Hashable, Sequence, ExpressibleByA
                 while offset < all.count {
                     let field = Self.field(in: all, at: offset)
                     offset = field.end
-                    guard field.name.elementsEqual(wanted) else { continue }
-                    if let known, known.utf8.elementsEqual(field.value) { return known }
+                    guard Self.equal(field.name, wanted) else { continue }
+                    if let known, Self.equal(known, field.value) { return known }
                     return String(decoding: field.value, as: UTF8.self)
                 }
                 return nil
@@ -99,6 +105,18 @@ public struct HTTP2ResponseHeaders: Sendable, Hashable, Sequence, ExpressibleByA
         var length = 0
         for index in 0..<4 { length |= Int(bytes[offset + index]) << (8 * index) }
         return length
+    }
+
+    /// Byte equality with one `memcmp` (the generic `elementsEqual` compared byte by byte).
+    private static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        guard let left = a.baseAddress, let right = b.baseAddress else { return true }
+        return memcmp(left, right, a.count) == 0
+    }
+
+    private static func equal(_ string: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard string.utf8.count == bytes.count else { return false }
+        return string.utf8.withContiguousStorageIfAvailable { equal($0, bytes) } ?? string.utf8.elementsEqual(bytes)
     }
 
     private static func field(
