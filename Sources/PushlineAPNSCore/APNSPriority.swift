@@ -7,6 +7,12 @@ public enum APNSPriority: Int, Sendable, CaseIterable, Hashable {
     /// 1: lowest; prioritise the device's power over all other factors.
     case low = 1
 
-    /// The header value.
-    public var headerValue: String { String(rawValue) }
+    /// The header value: a constant string per priority, not formatted per request.
+    public var headerValue: String {
+        switch self {
+        case .immediate: "10"
+        case .powerConsiderate: "5"
+        case .low: "1"
+        }
+    }
 }
