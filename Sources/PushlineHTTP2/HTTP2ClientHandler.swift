@@ -31,7 +31,9 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
     // hold open); their run-time checks were ~1.8% of the worker's CPU (docs/architecture.md).
     @exclusivity(unchecked) private var context: ChannelHandlerContext?
     @exclusivity(unchecked) private var started = false
-    @exclusivity(unchecked) private var streams = StreamTable<ClientStream>()
+    /// Open streams by id, each retained once by the table (`Unmanaged`: retained on insert,
+    /// released when taken out), so the lookups of nghttp2's callbacks cost no reference counting.
+    @exclusivity(unchecked) private var streams = StreamTable<Unmanaged<ClientStream>>()
     /// Ended streams kept for reuse (`ClientStream.recycle`), at most `maxSpareStreams`.
     @exclusivity(unchecked) private var spareStreams: [ClientStream] = []
     private static let maxSpareStreams = 1024
@@ -57,6 +59,12 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
             fatalError("cannot create an nghttp2 client session: \(error)")
         }
         session.events = self
+    }
+
+    deinit {
+        // Streams still open when the handler goes (it never saw the channel close): the table's
+        // references are let go with it.
+        for (_, stream) in streams.entries { stream.release() }
     }
 
     // MARK: What a pool reads
@@ -145,7 +153,7 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
         } else {
             stream = ClientStream(completion: completion, requestBody: body)
         }
-        streams.insert(stream, for: streamID)
+        streams.insert(Unmanaged.passRetained(stream), for: streamID)
         needsDrain()
         return streamID
     }
@@ -169,12 +177,23 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
     /// with `.cancelled` (promise failed, or the delegate told) and its slot counts as free.
     /// Unknown ids are ignored.
     public func cancel(streamID: Int32) {
-        guard let stream = streams.removeValue(forKey: streamID) else { return }
+        guard let stream = takeStream(streamID) else { return }
         capacity.streamFinished(wasSent: stream.headersSent)
         try? session.submitReset(streamID: streamID, errorCode: .cancel)
         needsDrain()
         complete(stream.completion, .failure(HTTP2StreamError(.cancelled, streamID: streamID)))
         delegate?.http2ClientStreamsFinished(self)
+    }
+
+    /// Runs `body` with the open stream `streamID` (nil when there is none), borrowing the
+    /// table's reference instead of retaining it.
+    private func withStream<R>(_ streamID: Int32, _ body: (ClientStream) -> R) -> R? {
+        streams[streamID]?._withUnsafeGuaranteedRef(body)
+    }
+
+    /// Takes stream `streamID` out of the table, with the table's reference.
+    private func takeStream(_ streamID: Int32) -> ClientStream? {
+        streams.removeValue(forKey: streamID)?.takeRetainedValue()
     }
 
     private func complete(_ completion: ClientStream.Completion, _ result: Result<HTTP2Response, HTTP2StreamError>) {
@@ -340,7 +359,8 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
         capacity.closed()
         let open = streams.entries
         streams.removeAll()
-        for (streamID, stream) in open {
+        for (streamID, retained) in open {
+            let stream = retained.takeRetainedValue()
             let kind: HTTP2StreamError.Kind = stream.headersSent ? .connectionClosed : .notSent
             complete(stream.completion, .failure(HTTP2StreamError(kind, streamID: streamID)))
         }
@@ -359,7 +379,7 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
     /// Ends a stream nghttp2 is done with: frees its slot and queues its outcome, which `result`
     /// makes from what the stream received. Unknown ids are ignored.
     private func end(_ streamID: Int32, _ result: (ClientStream) -> Result<HTTP2Response, HTTP2StreamError>) {
-        guard let stream = streams.removeValue(forKey: streamID) else { return }
+        guard let stream = takeStream(streamID) else { return }
         capacity.streamFinished(wasSent: stream.headersSent)
         capacityFreed = true
         deferred.append(.completed(stream.completion, result(stream)))
@@ -383,26 +403,29 @@ extension HTTP2ClientHandler: NGHTTP2SessionEvents {
         value: UnsafeBufferPointer<UInt8>,
         neverIndex: Bool
     ) throws {
-        guard let stream = streams[streamID] else { return }
-        if name.first == UInt8(ascii: ":") {
-            if name.elementsEqual(":status".utf8) { stream.status = parseStatus(value) }
-            return
+        withStream(streamID) { stream in
+            if name.first == UInt8(ascii: ":") {
+                if name.elementsEqual(":status".utf8) { stream.status = parseStatus(value) }
+                return
+            }
+            stream.headers.append(name: name, value: value, neverIndex: neverIndex)
         }
-        stream.headers.append(name: name, value: value, neverIndex: neverIndex)
     }
 
     package func sessionData(streamID: Int32, bytes: UnsafeRawBufferPointer) throws {
-        guard let stream = streams[streamID], let context else { return }
-        if stream.body == nil {
-            stream.body = context.channel.allocator.buffer(capacity: bytes.count)
+        guard let context else { return }
+        withStream(streamID) { stream in
+            if stream.body == nil {
+                stream.body = context.channel.allocator.buffer(capacity: bytes.count)
+            }
+            stream.body!.writeBytes(bytes)
         }
-        stream.body!.writeBytes(bytes)
     }
 
     package func sessionFrameReceived(_ frame: NGHTTP2Frame) throws {
         switch frame {
         case .headers(let streamID, true, _), .data(let streamID, true):
-            streams[streamID]?.responseEnded = true
+            withStream(streamID) { $0.responseEnded = true }
         case .settings(ack: false, _):
             let value = Int(session.remoteMaxConcurrentStreams)
             if capacity.peerSettings(maxConcurrentStreams: value) {
@@ -416,7 +439,9 @@ extension HTTP2ClientHandler: NGHTTP2SessionEvents {
             capacity.goAwayReceived(lastStreamID: goAway.lastStreamID)
             deferred.append(.goAwayReceived(goAway))
             // Requests nghttp2 still holds back will never be sent now: fail them at once.
-            let unsent = streams.entries.compactMap { $0.value.headersSent ? nil : $0.key }
+            let unsent = streams.entries.compactMap { entry in
+                entry.value._withUnsafeGuaranteedRef { $0.headersSent } ? nil : entry.key
+            }
             for streamID in unsent {
                 finish(streamID: streamID, with: .goAway(lastStreamID: goAway.lastStreamID, errorCode: goAway.errorCode))
             }
@@ -428,8 +453,7 @@ extension HTTP2ClientHandler: NGHTTP2SessionEvents {
     package func sessionFrameSent(_ frame: NGHTTP2Frame) throws {
         switch frame {
         case .headers(let streamID, _, true):
-            if let stream = streams[streamID] {
-                stream.headersSent = true
+            if withStream(streamID, { $0.headersSent = true }) != nil {
                 capacity.headersSent()
             }
         case .goAway(let goAway):
@@ -471,7 +495,7 @@ extension HTTP2ClientHandler: NGHTTP2SessionEvents {
     }
 
     package func sessionReadBody(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) throws -> (count: Int, end: Bool) {
-        streams[streamID]?.readBody(into: buffer) ?? (0, true)
+        withStream(streamID) { $0.readBody(into: buffer) } ?? (0, true)
     }
 }
 
