@@ -137,6 +137,20 @@ public final class APNSClient: Sendable {
         submit(RequestBatch(notifications: notifications, options: options, created: .now, completion: completion))
     }
 
+    /// Sends the notifications of `batch` (one per token, sharing everything else) in one
+    /// hand-over, with no object or string per notification: requests are (batch, index), and
+    /// each header block is written from the batch's bytes. `completion` is called once per
+    /// index, on an event loop, with its final outcome. An answer's `response.apnsID` is nil when
+    /// APNs echoed the request's own id (`batch.ids.id(at: index)`), and the id it gave otherwise.
+    public func send(
+        _ batch: APNSNotificationBatch,
+        options: APNSSendOptions = APNSSendOptions(),
+        completion: @escaping @Sendable (Int, APNSOutcome) -> Void
+    ) {
+        guard batch.count > 0 else { return }
+        submit(RequestBatch(batch: batch, options: options, created: .now, completion: completion))
+    }
+
     /// Sends one notification and waits for its outcome.
     public func send(_ notification: APNSNotification, options: APNSSendOptions = APNSSendOptions()) async -> APNSOutcome {
         await withCheckedContinuation { continuation in

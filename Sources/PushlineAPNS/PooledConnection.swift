@@ -341,7 +341,8 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
                 // block: no header array, no request value, no copy of the notification.
                 let streamID = try handler.submit(tag: tag, body: request.batch.body(at: request.index)) { block in
                     Self.writeHeaders(
-                        of: request.batch.notifications[request.index],
+                        of: request.batch,
+                        index: request.index,
                         authority: authority,
                         authorization: authorization,
                         firstOnConnection: firstOnConnection,
@@ -359,26 +360,49 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
         reportEnded()
     }
 
-    /// A request's header block, in Apple's HPACK discipline (`APNSRequestHeaders`): the
-    /// pseudo-headers (`:authority` and `:path` never indexed), then the regular fields.
+    /// Request `index` of `batch`'s header block, in Apple's HPACK discipline
+    /// (`APNSRequestHeaders`): the pseudo-headers (`:authority` and `:path` never indexed), then
+    /// the regular fields.
     private static func writeHeaders(
-        of notification: APNSNotification,
+        of batch: RequestBatch,
+        index: Int,
         authority: String,
         authorization: String?,
         firstOnConnection: Bool,
         into block: inout HTTP2HeaderBlock
     ) {
-        let (pathPrefix, pathRest) = notification.destination.pathParts
         block.append(":method", "POST", neverIndex: false)
         block.append(":scheme", "https", neverIndex: false)
         block.append(":authority", authority, neverIndex: true)
-        block.append(":path", pathPrefix, valueSuffix: pathRest, neverIndex: true)
+        guard batch.shared != nil else {
+            let (pathPrefix, pathRest) = batch.notifications[index].destination.pathParts
+            block.append(":path", pathPrefix, valueSuffix: pathRest, neverIndex: true)
+            APNSRequestHeaders.forEachRegularHeader(
+                of: batch.notifications[index],
+                authorization: authorization,
+                firstOnConnection: firstOnConnection
+            ) { name, value, indexing in
+                block.append(name, value, neverIndex: indexing == .never)
+            }
+            return
+        }
+        // The token and the id go from the batch's bytes into the block: no string for either.
+        batch.shared!.tokens.withToken(at: index) { token in
+            block.append(":path", valuePrefix: APNSDestination.devicePathPrefix, valueBytes: token, neverIndex: true)
+        }
         APNSRequestHeaders.forEachRegularHeader(
-            of: notification,
+            of: batch.prototype!,
             authorization: authorization,
             firstOnConnection: firstOnConnection
         ) { name, value, indexing in
-            block.append(name, value, neverIndex: indexing == .never)
+            if name == APNSRequestHeaders.deviceIDHeader {
+                // The prototype's id is empty: this request's own, with the same indexing.
+                batch.shared!.ids.withID(at: index) { id in
+                    block.append(name, valueBytes: id, neverIndex: indexing == .never)
+                }
+            } else {
+                block.append(name, value, neverIndex: indexing == .never)
+            }
         }
     }
 
@@ -422,10 +446,7 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
             if let buffer = http2Response.body { body = Array(buffer.readableBytesView) }
             let response = APNSResponse(
                 status: http2Response.status,
-                // A broadcast's answer echoes `apns-request-id` where a device push's has `apns-id`.
-                // The request's own id when APNs echoes it (no new string per answer).
-                apnsID: http2Response.headers.first(named: "apns-id", reusing: Self.apnsID(of: tag))
-                    ?? http2Response.headers.first(named: "apns-request-id"),
+                apnsID: Self.answeredID(http2Response.headers, tag: tag),
                 apnsUniqueID: http2Response.headers.first(named: "apns-unique-id"),
                 body: body
             )
@@ -444,11 +465,25 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
         }
     }
 
-    /// The `apns-id` the request carried (an answer that echoes it reuses the string).
-    private static func apnsID(of tag: HTTP2StreamTag) -> String? {
-        guard let object = tag.object else { return nil }
+    /// The id an answer carries, without a new string when it is the request's own: a device
+    /// push's `apns-id` (for a notification given alone, the request's own string; for a shared
+    /// batch, nil when it echoes the request's id: `APNSClient.send(_:options:completion:)`), or
+    /// a broadcast's `apns-request-id`.
+    private static func answeredID(_ headers: HTTP2ResponseHeaders, tag: HTTP2StreamTag) -> String? {
+        guard let object = tag.object else { return headers.first(named: APNSRequestHeaders.deviceIDHeader) }
         let batch = unsafeDowncast(object, to: RequestBatch.self)
-        return batch.notifications[StreamTagging.index(tag.id)].apnsID
+        let index = StreamTagging.index(tag.id)
+        guard batch.shared != nil else {
+            return headers.first(named: APNSRequestHeaders.deviceIDHeader, reusing: batch.notifications[index].apnsID)
+                ?? headers.first(named: "apns-request-id")
+        }
+        let comparison = batch.shared!.ids.withID(at: index) {
+            headers.compare(named: APNSRequestHeaders.deviceIDHeader, with: $0)
+        }
+        switch comparison {
+        case .equal, .absent: return nil
+        case .different(let other): return other
+        }
     }
 
     func http2ClientStreamsFinished(_ client: HTTP2ClientHandler) {

@@ -8,7 +8,14 @@ import PushlineAPNSCore
 /// Nothing here changes after `init`: what changes while a request lives (attempts, times, holds)
 /// is the pool machine's (`RequestState`), never the connection's.
 final class RequestBatch: Sendable {
+    /// Notifications given one by one (empty for a shared batch).
     let notifications: [APNSNotification]
+    /// A batch that shares everything but tokens and ids, and its shared part as a notification
+    /// (`APNSNotificationBatch.prototype`) for the header rules; nil for notifications given one
+    /// by one. Stored properties, read in place: a request copies nothing of them.
+    let shared: APNSNotificationBatch?
+    let prototype: APNSNotification?
+    let count: Int
     /// One buffer for every request (shared payload), or one per notification.
     private let bodies: [ByteBuffer]
     let options: APNSSendOptions
@@ -23,6 +30,9 @@ final class RequestBatch: Sendable {
         completion: @escaping @Sendable (Int, APNSOutcome) -> Void
     ) {
         self.notifications = notifications
+        shared = nil
+        prototype = nil
+        count = notifications.count
         self.options = options
         self.created = created
         self.completion = completion
@@ -37,7 +47,21 @@ final class RequestBatch: Sendable {
         self.bodies = bodies
     }
 
-    var count: Int { notifications.count }
+    init(
+        batch: APNSNotificationBatch,
+        options: APNSSendOptions,
+        created: MonotonicInstant,
+        completion: @escaping @Sendable (Int, APNSOutcome) -> Void
+    ) {
+        notifications = []
+        shared = batch
+        prototype = batch.prototype
+        count = batch.count
+        bodies = [ByteBuffer(bytes: batch.payload)]
+        self.options = options
+        self.created = created
+        self.completion = completion
+    }
 
     /// The request body of notification `index`.
     func body(at index: Int) -> ByteBuffer {

@@ -12,11 +12,14 @@ public enum APNSDestination: Sendable, Hashable {
         return prefix + rest
     }
 
+    /// The `:path` of a device notification, before its token.
+    public static let devicePathPrefix = "/3/device/"
+
     /// `:path` as its fixed prefix and the part of this destination, so a client can write the two
     /// without building the whole string for every request.
     public var pathParts: (prefix: String, rest: String) {
         switch self {
-        case .device(let token): ("/3/device/", token)
+        case .device(let token): (Self.devicePathPrefix, token)
         case .channel(_, let bundleID): (APNSBroadcastRules.pathPrefix, bundleID)
         }
     }

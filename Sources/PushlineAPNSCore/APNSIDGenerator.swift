@@ -25,8 +25,19 @@ public final class APNSIDGenerator: Sendable {
         }
     }
 
+    /// Reserves the next `count` ids at once, for notifications addressed by index (a job's
+    /// tokens): one atomic operation, and no string until one is asked for.
+    public func reserve(_ count: Int) -> APNSIDBlock {
+        let last = counter.wrappingAdd(UInt64(max(0, count)), ordering: .relaxed).newValue
+        return APNSIDBlock(seed: seed, first: last &- UInt64(max(0, count)) &+ 1, count: max(0, count))
+    }
+
     private func nextValue() -> (high: UInt64, low: UInt64) {
-        let n = counter.wrappingAdd(1, ordering: .relaxed).newValue
+        Self.value(seed: seed, n: counter.wrappingAdd(1, ordering: .relaxed).newValue)
+    }
+
+    /// The id of counter value `n` (ids are a pure function of the seed and the counter).
+    static func value(seed: UInt64, n: UInt64) -> (high: UInt64, low: UInt64) {
         var high = Self.mix(seed ^ n)
         var low = Self.mix(high ^ 0x9E37_79B9_7F4A_7C15 ^ n)
         high = (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000

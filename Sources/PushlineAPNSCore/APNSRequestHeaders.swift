@@ -34,6 +34,9 @@ public enum APNSRequestHeaders {
         return fields
     }
 
+    /// The header that carries a device notification's id (a broadcast's is `apns-request-id`).
+    public static let deviceIDHeader = "apns-id"
+
     /// The regular (non-pseudo) headers, in order, without building a list: the client's hot
     /// path appends them straight into its HTTP/2 request.
     ///
@@ -62,7 +65,7 @@ public enum APNSRequestHeaders {
         body("apns-push-type", notification.pushType.rawValue, .never)
         body("apns-topic", notification.topic, .never)
         body("apns-priority", notification.priority.headerValue, .never)
-        body("apns-id", notification.apnsID, idIndexing)
+        body(deviceIDHeader, notification.apnsID, idIndexing)
         if let expiration = notification.expiration {
             body("apns-expiration", String(expiration), idIndexing)
         }

@@ -42,6 +42,22 @@ public struct HTTP2HeaderBlock: ~Copyable {
         )
     }
 
+    /// Appends a field whose value is `valuePrefix` followed by `valueBytes` (a device token
+    /// from a job's bytes, an id formatted on the stack): no string for the value.
+    public mutating func append(_ name: String, valuePrefix: String = "", valueBytes: UnsafeRawBufferPointer, neverIndex: Bool) {
+        let nameStart = bytes.count
+        Self.appendUTF8(name, to: &bytes)
+        let valueStart = bytes.count
+        if !valuePrefix.isEmpty { Self.appendUTF8(valuePrefix, to: &bytes) }
+        bytes.append(contentsOf: valueBytes)
+        fields.append(
+            (
+                nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart,
+                neverIndex ? UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) : 0
+            )
+        )
+    }
+
     /// A string's UTF-8 bytes, in place when it is stored contiguously (native strings are).
     private static func appendUTF8(_ string: String, to bytes: inout [UInt8]) {
         if string.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {

@@ -72,6 +72,32 @@ public struct HTTP2ResponseHeaders: Sendable, Hashable, Sequence, ExpressibleByA
         }
     }
 
+    /// How the first field named `name` compares with `expected`.
+    public enum Comparison: Sendable, Hashable {
+        case absent
+        case equal
+        case different(String)
+    }
+
+    /// Compares the first field named `name` with `expected` without making a string unless it
+    /// differs (an APNs answer echoing the request's `apns-id`, formatted on the stack).
+    public func compare(named name: String, with expected: UnsafeRawBufferPointer) -> Comparison {
+        var name = name
+        return name.withUTF8 { wanted -> Comparison in
+            bytes.withUnsafeBufferPointer { all -> Comparison in
+                var offset = 0
+                while offset < all.count {
+                    let field = Self.field(in: all, at: offset)
+                    offset = field.end
+                    guard Self.equal(field.name, wanted) else { continue }
+                    if Self.equal(field.value, expected.bindMemory(to: UInt8.self)) { return .equal }
+                    return .different(String(decoding: field.value, as: UTF8.self))
+                }
+                return .absent
+            }
+        }
+    }
+
     public func makeIterator() -> IndexingIterator<[HTTP2Header]> {
         fields.makeIterator()
     }

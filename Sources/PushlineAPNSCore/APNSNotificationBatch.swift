@@ -1,0 +1,70 @@
+/// Notifications to many devices that share everything but the device token and the `apns-id`
+/// (a job's tokens): one payload, one set of header values, the tokens as bytes
+/// (`APNSDeviceTokens`) and the ids as a reserved block (`APNSIDBlock`). Notification `i` goes
+/// to token `i` with id `i`.
+///
+/// `APNSClient.send(_:options:completion:)` sends it with no per-notification object or string:
+/// requests are addressed as (batch, index), and header blocks are written from these bytes.
+public struct APNSNotificationBatch: Sendable {
+    public var topic: String
+    public var pushType: APNSPushType
+    public var priority: APNSPriority
+    public var expiration: Int64?
+    public var collapseID: String?
+    public var payload: [UInt8]
+    public var tokens: APNSDeviceTokens
+    public var ids: APNSIDBlock
+
+    /// - Precondition: `ids.count == tokens.count`.
+    public init(
+        tokens: APNSDeviceTokens,
+        ids: APNSIDBlock,
+        topic: String,
+        pushType: APNSPushType = .alert,
+        priority: APNSPriority? = nil,
+        expiration: Int64? = nil,
+        collapseID: String? = nil,
+        payload: [UInt8]
+    ) {
+        precondition(ids.count == tokens.count, "\(ids.count) ids for \(tokens.count) tokens")
+        self.tokens = tokens
+        self.ids = ids
+        self.topic = topic
+        self.pushType = pushType
+        self.priority = priority ?? pushType.defaultPriority
+        self.expiration = expiration
+        self.collapseID = collapseID
+        self.payload = payload
+    }
+
+    public var count: Int { tokens.count }
+
+    /// Notification `index` as a value of its own (for logs and tests; it makes two strings).
+    public func notification(at index: Int) -> APNSNotification {
+        APNSNotification(
+            deviceToken: tokens.token(at: index),
+            topic: topic,
+            pushType: pushType,
+            priority: priority,
+            expiration: expiration,
+            collapseID: collapseID,
+            apnsID: ids.id(at: index),
+            payload: payload
+        )
+    }
+
+    /// What every notification of the batch shares, as a notification whose device token and
+    /// `apns-id` are empty: the header rules (`APNSRequestHeaders`) read it.
+    public var prototype: APNSNotification {
+        APNSNotification(
+            deviceToken: "",
+            topic: topic,
+            pushType: pushType,
+            priority: priority,
+            expiration: expiration,
+            collapseID: collapseID,
+            apnsID: "",
+            payload: []
+        )
+    }
+}
