@@ -2,8 +2,10 @@
 /// (retained once at produce time, released after `delivered` runs, or when the produce fails).
 ///
 /// Subclass it when a record's report needs state of its own: the subclass is then the one object
-/// a record costs, where a closure would cost a context and a box. `send(..., onDelivery:)` wraps
-/// a closure in one. `delivered` runs on the producer's poll thread.
+/// a record costs, where a closure would cost a context and a box; one delivery may serve many
+/// records (each produce retains it once), with `send(topic:...delivery:)` naming each record's
+/// topic. `send(..., onDelivery:)` wraps a closure in one. `delivered` and `undelivered` run on
+/// the producer's poll thread.
 open class KafkaDelivery: @unchecked Sendable {
     // @unchecked Sendable: `topic` is immutable; subclasses must be Sendable in spirit (their
     // state is handed to the poll thread once, at produce time).
@@ -16,4 +18,11 @@ open class KafkaDelivery: @unchecked Sendable {
 
     /// The record's fate: its partition and offset, or why it was not delivered.
     open func delivered(_ result: Result<DeliveryReport, KafkaError>) {}
+
+    /// The record was not delivered: `record` is its topic, key and value as librdkafka had them
+    /// (its headers are not kept), for a delivery that serves many records and keeps none of
+    /// them. By default, `delivered(.failure(error))`.
+    open func undelivered(_ error: KafkaError, record: UndeliveredRecord) {
+        delivered(.failure(error))
+    }
 }

@@ -68,6 +68,27 @@ public final class KafkaProducer: Sendable {
         )
     }
 
+    /// Enqueues a record on `topic` whose delivery report goes to `delivery` (one delivery may
+    /// serve records on several topics); throws like `send(topic:partition:key:value:headers:onDelivery:)`,
+    /// and then `delivery` hears nothing of this record.
+    public func send(
+        topic: String,
+        partition: Int32? = nil,
+        key: [UInt8]?,
+        value: [UInt8],
+        headers: [KafkaHeader] = [],
+        delivery: KafkaDelivery
+    ) throws(KafkaError) {
+        try core.produce(
+            topic: topic,
+            partition: partition ?? RD_KAFKA_PARTITION_UA,
+            key: key,
+            value: value,
+            headers: headers,
+            delivery: delivery
+        )
+    }
+
     /// Sends a record and waits for its delivery report. A full queue is retried after the next
     /// delivery reports free room, until the task is cancelled.
     public func send(

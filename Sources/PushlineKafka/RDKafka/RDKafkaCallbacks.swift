@@ -217,12 +217,25 @@ private func rdkafkaDeliveryCallback(handle: OpaquePointer?, message: UnsafePoin
                 timestampMilliseconds: type == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE ? nil : timestamp
             )
         )
-    } else if message.pointee.err == RD_KAFKA_RESP_ERR__FATAL, let handle, let fatal = KafkaError.fatalError(of: handle) {
-        result = .failure(fatal)
     } else {
-        var error = KafkaError(message.pointee.err)
-        error.message = "\(delivery.topic): \(error.message)"
-        result = .failure(error)
+        var error: KafkaError
+        if message.pointee.err == RD_KAFKA_RESP_ERR__FATAL, let handle, let fatal = KafkaError.fatalError(of: handle) {
+            error = fatal
+        } else {
+            error = KafkaError(message.pointee.err)
+            error.message = "\(delivery.topic): \(error.message)"
+        }
+        delivery.undelivered(error, record: undeliveredRecord(message.pointee, topic: delivery.topic))
+        return
     }
     delivery.delivered(result)
+}
+
+/// The record of a failed delivery report, copied out of librdkafka's message (valid only during
+/// the callback).
+private func undeliveredRecord(_ message: rd_kafka_message_t, topic fallback: String) -> UndeliveredRecord {
+    let topic = message.rkt.flatMap { rd_kafka_topic_name($0) }.map { String(cString: $0) } ?? fallback
+    let key = message.key.map { Array(UnsafeRawBufferPointer(start: $0, count: message.key_len)) }
+    let value = message.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: message.len)) } ?? []
+    return UndeliveredRecord(topic: topic, key: key, value: value)
 }
