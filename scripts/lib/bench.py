@@ -141,6 +141,43 @@ def context_switches(pid):
     return total
 
 
+def topic_records(bootstrap, topic):
+    """How many records `topic` holds: the sum of its partitions' end offsets (nothing is deleted
+    during a run)."""
+    from confluent_kafka import Consumer, TopicPartition
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"bench-count-{time.time()}", "log_level": 0})
+    try:
+        partitions = consumer.list_topics(topic, timeout=10).topics[topic].partitions
+        return sum(consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1] for p in partitions)
+    finally:
+        consumer.close()
+
+
+def results_modes(results, full, compact):
+    """The two results modes at 100 tokens per job, from one run: records per job and worker CPU
+    per notification, each also as a ratio to h2load's CPU per request against the same mock."""
+    client = results.get("ceiling_mock", {}).get("client_cpu_us_per_request")
+    entry = {}
+    for mode, run in (("full", full), ("compact", compact)):
+        entry[mode] = {"results_records_per_job": run["results_records_per_job"],
+                       "cpu_us_per_notification": run["cpu_us_per_notification"],
+                       "steady_cpu_us_per_notification": run["steady_cpu_us_per_notification"],
+                       "notifications_per_second": run["notifications_per_second"]}
+        if client:
+            entry[mode]["cpu_ratio_to_h2load"] = round(run["cpu_us_per_notification"] / client, 3)
+            entry[mode]["steady_cpu_ratio_to_h2load"] = round(run["steady_cpu_us_per_notification"] / client, 3)
+    entry["compact_cpu_vs_full"] = round(compact["cpu_us_per_notification"] / full["cpu_us_per_notification"], 3)
+    entry["compact_steady_cpu_vs_full"] = round(
+        compact["steady_cpu_us_per_notification"] / max(full["steady_cpu_us_per_notification"], 1e-9), 3)
+    log(f"  results modes at 100 tokens/job: records/job full {full['results_records_per_job']}, compact "
+        f"{compact['results_records_per_job']}; CPU us/notification full {full['cpu_us_per_notification']}, compact "
+        f"{compact['cpu_us_per_notification']} (compact/full {entry['compact_cpu_vs_full']}, steady "
+        f"{entry['compact_steady_cpu_vs_full']})"
+        + (f"; / h2load CPU per request ({client} us): full {entry['full']['cpu_ratio_to_h2load']}, compact "
+           f"{entry['compact']['cpu_ratio_to_h2load']}" if client else ""))
+    return entry
+
+
 def jobs_file(path, tokens, per_job, prefix, deadline=None):
     with open(path, "w") as handle:
         job, sent = 0, 0
@@ -182,10 +219,12 @@ class Stack(LocalStack):
                 self.broker.create_topic(topics[key], partitions)
         return topics
 
-    def worker_run(self, name, tokens, per_job, deadline=None, profile=False, urgent=False):
-        """Preloads the jobs, starts a worker, measures it until every job is complete."""
+    def worker_run(self, name, tokens, per_job, deadline=None, profile=False, urgent=False, results="full"):
+        """Preloads the jobs, starts a worker (`results`: its worker.results mode), measures it until
+        every job is complete."""
         topics = self.topics(name, urgent)
-        config, port = self.config(name, f"bench-{name}", topics=topics, log_level="warning")
+        config, port = self.config(name, f"bench-{name}", topics=topics, log_level="warning",
+                                   overrides={"worker": {"results": results}})
         jobs_path = os.path.join(RUN, f"{name}.ndjson")
         jobs = jobs_file(jobs_path, tokens, per_job, name, deadline)
         subprocess.run([BIN, "enqueue", "--config", config, "--file", jobs_path, "--quiet"], check=True)
@@ -242,7 +281,10 @@ class Stack(LocalStack):
             log(f"  profile: perf report -i {os.path.join(RUN, f'{name}.perf.data')} --no-children")
         worker.stop(timeout=60)
         wall = end - (first or begin)
-        result = {"tokens": tokens, "tokens_per_job": per_job, "jobs": jobs, "seconds": round(wall, 2),
+        published = topic_records(self.broker.bootstrap_servers, topics["results_topic"])
+        result = {"results_mode": results, "results_records": published,
+                  "results_records_per_job": round(published / jobs, 2),
+                  "tokens": tokens, "tokens_per_job": per_job, "jobs": jobs, "seconds": round(wall, 2),
                   "notifications_per_second": round(tokens / wall), "worker_cpu_seconds": round(cpu, 2),
                   "cpu_us_per_notification": round(cpu / tokens * 1e6, 2),
                   # The steady figure: from the first notification to the last job, start-up left out.
@@ -329,13 +371,16 @@ def main():
             results[f"end_to_end_{per_job}_per_job"] = run
             if ceiling:
                 results.setdefault("worker_cpu_budget", {})[f"{per_job}_per_job"] = budget(results, run, per_job, ceiling)
-            log(f"  {run['notifications_per_second']:,} notifications/s ({run.get('ratio_to_ceiling', '-')} of the 4x250 ceiling, "
-                f"{run.get('ratio_to_ceiling_4x1000', '-')} of 4x1000), "
-                f"{run['cpu_us_per_notification']} us CPU/notification, steady {run['steady_cpu_us_per_notification']} "
-                f"(start-up {run['startup_cpu_seconds']} s; mock {run['mock_cpu_us_per_notification']}, "
-                f"broker {run['broker_cpu_us_per_notification']}), {run['context_switches_per_notification']} "
-                f"context switches/notification, peak RSS {run['peak_rss_mb']} MB (heap {run['memory']}), "
-                f"end-to-end p50/p99/p999 {run['end_to_end_latency']}")
+            log_run(run)
+            if per_job == 100:
+                # The same part in compact results mode (worker.results: compact), in the same run.
+                log(f"end to end: {tokens:,} tokens in jobs of 100, worker.results: compact")
+                compact = stack.worker_run("e2e100c", tokens, 100, profile=options.profile, results="compact")
+                if ceiling:
+                    compact["ratio_to_ceiling"] = round(compact["notifications_per_second"] / ceiling, 3)
+                results["end_to_end_100_per_job_compact"] = compact
+                log_run(compact)
+                results["results_modes_100_per_job"] = results_modes(results, run, compact)
         if "lanes" in parts:
             lanes_part(results, stack, tokens)
         if "latency" in parts:
@@ -362,6 +407,17 @@ def main():
         json.dump(results, handle, indent=2)
     log(f"results: {stem}.json")
     plot(results, stem + ".png")
+
+
+def log_run(run):
+    log(f"  {run['notifications_per_second']:,} notifications/s ({run.get('ratio_to_ceiling', '-')} of the 4x250 ceiling, "
+        f"{run.get('ratio_to_ceiling_4x1000', '-')} of 4x1000), "
+        f"{run['cpu_us_per_notification']} us CPU/notification, steady {run['steady_cpu_us_per_notification']} "
+        f"(start-up {run['startup_cpu_seconds']} s; mock {run['mock_cpu_us_per_notification']}, "
+        f"broker {run['broker_cpu_us_per_notification']}), {run['context_switches_per_notification']} "
+        f"context switches/notification, peak RSS {run['peak_rss_mb']} MB (heap {run['memory']}), "
+        f"end-to-end p50/p99/p999 {run['end_to_end_latency']}, {run['results_records_per_job']} results-topic "
+        f"records/job ({run['results_mode']})")
 
 
 def lanes_part(results, stack, tokens, rounds=3):
