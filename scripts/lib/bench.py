@@ -142,13 +142,23 @@ def context_switches(pid):
 
 
 def topic_records(bootstrap, topic):
-    """How many records `topic` holds: the sum of its partitions' end offsets (nothing is deleted
-    during a run)."""
+    """How many records `topic` holds, read from the start until two idle polls (the embedded
+    broker's end offsets are not a record count)."""
     from confluent_kafka import Consumer, TopicPartition
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"bench-count-{time.time()}", "log_level": 0})
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"bench-count-{time.time()}",
+                         "enable.auto.commit": False, "log_level": 0})
     try:
         partitions = consumer.list_topics(topic, timeout=10).topics[topic].partitions
-        return sum(consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1] for p in partitions)
+        consumer.assign([TopicPartition(topic, partition, 0) for partition in partitions])
+        count, idle = 0, 0
+        while idle < 2:
+            messages = consumer.consume(10000, 1.0)
+            if not messages:
+                idle += 1
+                continue
+            idle = 0
+            count += sum(1 for message in messages if not message.error())
+        return count
     finally:
         consumer.close()
 
@@ -223,8 +233,9 @@ class Stack(LocalStack):
         """Preloads the jobs, starts a worker (`results`: its worker.results mode), measures it until
         every job is complete."""
         topics = self.topics(name, urgent)
+        # `full` is the default: left out, so a build from before worker.results runs too.
         config, port = self.config(name, f"bench-{name}", topics=topics, log_level="warning",
-                                   overrides={"worker": {"results": results}})
+                                   overrides={"worker": {"results": results}} if results != "full" else None)
         jobs_path = os.path.join(RUN, f"{name}.ndjson")
         jobs = jobs_file(jobs_path, tokens, per_job, name, deadline)
         subprocess.run([BIN, "enqueue", "--config", config, "--file", jobs_path, "--quiet"], check=True)
@@ -307,6 +318,9 @@ def main():
     parser.add_argument("--only", default=",".join(PARTS),
                         help=f"comma-separated parts to run (default all: {','.join(PARTS)}); a partial run is "
                              "written to .run/bench/partial.json, not to bench/results")
+    parser.add_argument("--results-modes", default="full,compact",
+                        help="worker.results modes of the 100-tokens-per-job part (default both, in one run; "
+                             "`full` alone for a PUSHLINE_WORKER_BIN from before the key)")
     parser.add_argument("--profile", action="store_true",
                         help="record the worker of each end-to-end part with perf (.run/bench/<part>.perf.data)")
     options = parser.parse_args()
@@ -372,7 +386,7 @@ def main():
             if ceiling:
                 results.setdefault("worker_cpu_budget", {})[f"{per_job}_per_job"] = budget(results, run, per_job, ceiling)
             log_run(run)
-            if per_job == 100:
+            if per_job == 100 and "compact" in options.results_modes.split(","):
                 # The same part in compact results mode (worker.results: compact), in the same run.
                 log(f"end to end: {tokens:,} tokens in jobs of 100, worker.results: compact")
                 compact = stack.worker_run("e2e100c", tokens, 100, profile=options.profile, results="compact")
