@@ -19,6 +19,9 @@ public struct Job: Sendable, Hashable {
     public var payload: [UInt8]
     /// Not sent, nor retried, after this (unix milliseconds).
     public var deadlineMilliseconds: Int64?
+    /// The sender's own `meta` object, its bytes exactly as they appeared in the record; copied
+    /// into every result record of the job. Nil when the job has none.
+    public var meta: [UInt8]?
 
     public init(
         id: String,
@@ -31,7 +34,8 @@ public struct Job: Sendable, Hashable {
         collapseID: String? = nil,
         payload: [UInt8],
         deadlineMilliseconds: Int64? = nil,
-        channelID: String? = nil
+        channelID: String? = nil,
+        meta: [UInt8]? = nil
     ) {
         self.id = id
         self.tokens = tokens
@@ -44,6 +48,7 @@ public struct Job: Sendable, Hashable {
         self.collapseID = collapseID
         self.payload = payload
         self.deadlineMilliseconds = deadlineMilliseconds
+        self.meta = meta
     }
 
     /// What each result of the job is about: its device tokens, or its one channel.

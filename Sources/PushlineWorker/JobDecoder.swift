@@ -3,8 +3,9 @@ import PushlineAPNSCore
 /// Turns a job record's bytes into a `Job`, or a `JobRejection` saying exactly what is wrong.
 ///
 /// Runs once per record on the hot path, so it scans the JSON once (no tree, no Foundation) and
-/// copies the payload's bytes as they stand in the record: keys keep their order, `\/` stays
-/// `\/`, numbers keep their spelling. Unknown fields are ignored so senders can add their own.
+/// copies the payload's (and `meta`'s) bytes as they stand in the record: keys keep their order,
+/// `\/` stays `\/`, numbers keep their spelling. Unknown fields are ignored so senders can add
+/// their own.
 public struct JobDecoder: Sendable {
     /// The latest `expiration` accepted: 9999-12-31T23:59:59Z. Later values would overflow
     /// milliseconds and mean nothing to APNs.
@@ -16,6 +17,8 @@ public struct JobDecoder: Sendable {
     public var maxRecordBytes: Int
     /// The most tokens one job may carry.
     public var maxTokens: Int
+    /// The most bytes a job's `meta` object may take, as written.
+    public static let maxMetaBytes = 1024
 
     public init(bundleIDs: [String: String], maxRecordBytes: Int = 1_000_000, maxTokens: Int = 10_000) {
         self.bundleIDs = bundleIDs
@@ -69,12 +72,33 @@ public struct JobDecoder: Sendable {
         guard (1...128).contains(id.utf8.count) else {
             throw JobRejection(.invalidField, "id: length \(id.utf8.count), must be 1..128")
         }
+        let meta: [UInt8]?
         do {
-            return try decodeRest(id: id, bytes: bytes, fields: fields, string: string, integer: integer)
+            meta = try Self.decodeMeta(bytes, fields)
         } catch var rejection as JobRejection {
             rejection.jobID = id
             throw rejection
         }
+        do {
+            var job = try decodeRest(id: id, bytes: bytes, fields: fields, string: string, integer: integer)
+            job.meta = meta
+            return job
+        } catch var rejection as JobRejection {
+            rejection.jobID = id
+            rejection.meta = meta
+            throw rejection
+        }
+    }
+
+    /// The sender's `meta`: a JSON object of at most `maxMetaBytes` bytes as written, copied byte
+    /// for byte like the payload; nil when absent (or null).
+    private static func decodeMeta(_ bytes: UnsafeBufferPointer<UInt8>, _ fields: JobFields) throws -> [UInt8]? {
+        guard let value = fields["meta"], value.kind != .null else { return nil }
+        guard value.kind == .object else { throw JobRejection(.invalidField, "meta: not a JSON object") }
+        guard value.range.count <= maxMetaBytes else {
+            throw JobRejection(.invalidField, "meta: \(value.range.count) bytes, at most \(maxMetaBytes)")
+        }
+        return Array(bytes[value.range])
     }
 
     private func decodeRest(

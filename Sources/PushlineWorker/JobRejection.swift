@@ -18,11 +18,15 @@ public struct JobRejection: Error, Sendable, Hashable, CustomStringConvertible {
     public var detail: String
     /// The job id, when it could be read before the problem was found.
     public var jobID: String?
+    /// The job's `meta` bytes, when the id and a valid `meta` could be read before the problem
+    /// was found: the `rejected` record carries them like every other record of the job.
+    public var meta: [UInt8]?
 
-    public init(_ code: Code, _ detail: String, jobID: String? = nil) {
+    public init(_ code: Code, _ detail: String, jobID: String? = nil, meta: [UInt8]? = nil) {
         self.code = code
         self.detail = detail
         self.jobID = jobID
+        self.meta = meta
     }
 
     public var description: String { "\(code.rawValue): \(detail)" }

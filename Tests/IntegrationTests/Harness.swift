@@ -47,6 +47,7 @@ final class Harness: Sendable {
         maxAttempts: Int = 5,
         apps: AppsOverride? = nil,
         urgentLane: Bool = false,
+        results: String = "full",
         _ configureMock: (inout MockConfiguration) -> Void = { _ in }
     ) async throws -> Harness {
         let broker = try await EmbeddedBroker()
@@ -83,7 +84,7 @@ final class Harness: Sendable {
             "overrides": [
                 "kafka": ["properties": ["heartbeat.interval.ms": "500", "max.poll.interval.ms": "90000"]],
                 "apns": ["request_timeout_ms": 5000, "max_attempts": maxAttempts],
-                "worker": ["max_inflight": maxInflight, "shutdown_timeout_ms": shutdownTimeoutMilliseconds],
+                "worker": ["max_inflight": maxInflight, "shutdown_timeout_ms": shutdownTimeoutMilliseconds, "results": results],
             ] as [String: Any],
         ]
         let configPath = directory.appendingPathComponent("config.yaml").path

@@ -27,7 +27,8 @@ import Testing
         // When the first and the last of the 600 deliveries were read (the reader looks every 200 ms).
         let firstSeen = Mutex<ContinuousClock.Instant?>(nil)
         let results = try await harness.read(Harness.resultsTopic) { records in
-            let count = records.count
+            // Delivery records only: each job's job_done follows its deliveries.
+            let count = WorkerEndToEndTests.deliveries(records).count
             if count > 0 { firstSeen.withLock { $0 = $0 ?? .now } }
             return count >= 600
         }

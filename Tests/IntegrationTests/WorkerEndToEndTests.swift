@@ -192,6 +192,20 @@ import Testing
                     + Array("\"}}".utf8), "record_too_large"
             ),
             ("random", (0..<300).map { _ in UInt8.random(in: 0...255, using: &random) }, "invalid_json"),
+            // The sender's meta: larger than 1 KiB, not an object, given twice.
+            (
+                "meta-1025",
+                Array(#"{"id":"meta-1025","token":"\#(token)","meta":{"m":""#.utf8) + [UInt8](repeating: 0x78, count: 1017)
+                    + Array(#""},"payload":{}}"#.utf8), "invalid_field: meta: 1025 bytes, at most 1024"
+            ),
+            (
+                "meta-array", Array(#"{"id":"meta-array","token":"\#(token)","meta":[1,2],"payload":{}}"#.utf8),
+                "invalid_field: meta: not a JSON object"
+            ),
+            (
+                "meta-twice", Array(#"{"id":"meta-twice","token":"\#(token)","meta":{},"meta":{},"payload":{}}"#.utf8),
+                "duplicate_field: meta"
+            ),
         ]
         let (goodValues, goodKeys, goodTokens) = Self.jobs(50, tokensPerJob: 2, prefix: "good")
         var values: [[UInt8]] = []
@@ -216,7 +230,13 @@ import Testing
         let rejected = parsed.filter { $0["type"] as? String == "rejected" }
         #expect(rejected.count == bad.count)
         let codes = rejected.compactMap { ($0["error"] as? String)?.split(separator: ":").first.map(String.init) }.sorted()
-        #expect(codes == bad.map(\.2).sorted())
+        #expect(codes == bad.map { String($0.2.prefix { $0 != ":" }) }.sorted())
+        // Where the whole error is given, the rejected record says exactly that, with the job's id
+        // (none for a duplicate: members are checked for repeats before any is read).
+        for (name, _, error) in bad where error.contains(":") {
+            let id: String? = error.hasPrefix("duplicate_field") ? nil : name
+            #expect(rejected.contains { $0["error"] as? String == error && $0["job_id"] as? String == id }, "\(name)")
+        }
         #expect(rejected.allSatisfy { ($0["source"] as? [String: Any])?["topic"] as? String == Harness.jobsTopic })
         let delivered = Set(
             parsed.filter { $0["type"] as? String == "delivery" && $0["status"] as? Int == 200 }.compactMap { $0["token"] as? String }

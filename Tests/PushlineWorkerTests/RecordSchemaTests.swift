@@ -19,6 +19,8 @@ import Testing
     /// the schema must still accept it (when it learns to refuse one, the entry goes).
     static let schemaBlind: [String: (code: JobRejection.Code, reason: String)] = [
         "duplicate-member": (.duplicateField, "a JSON parser keeps one of two equal member names; the schema sees only that one"),
+        "meta-twice": (.duplicateField, "a JSON parser keeps one of two equal member names; the schema sees only that one"),
+        "meta-1025-bytes": (.invalidField, "a schema cannot measure a value's size in bytes as written"),
         "unknown-app": (.unknownApp, "the apps are the worker's configuration, not part of the schema"),
         "id-129-bytes-utf8": (.invalidField, "the limit counts UTF-8 bytes; maxLength counts characters"),
         "collapse-id-65-bytes-utf8": (.invalidField, "the limit counts UTF-8 bytes; maxLength counts characters"),
@@ -79,6 +81,7 @@ import Testing
             job("payload-5120-bytes-voip", payloadBytes: 5120, pushType: "voip"),
             job("payload-5120-bytes-broadcast", payloadBytes: 5120, pushType: "liveactivity", channelID: "dHN0LXNyY2gtY2hubA=="),
             job("payload-nesting-63", nesting: 63),
+            job("meta-1024-bytes", metaBytes: 1024),
         ]
     }
 
@@ -89,18 +92,20 @@ import Testing
             job("payload-5121-bytes-voip", payloadBytes: 5121, pushType: "voip"),
             job("payload-5121-bytes-broadcast", payloadBytes: 5121, pushType: "liveactivity", channelID: "dHN0LXNyY2gtY2hubA=="),
             job("payload-nesting-64", nesting: 64),
+            job("meta-1025-bytes", metaBytes: 1025),
         ]
     }
 
     /// A job whose payload is `payloadBytes` long, or nests `nesting` objects (the record itself
-    /// is one more level).
+    /// is one more level), with a `meta` of `metaBytes` when given.
     static func job(
         _ label: String,
         tokens: Int = 1,
         payloadBytes: Int? = nil,
         pushType: String = "alert",
         nesting: Int? = nil,
-        channelID: String? = nil
+        channelID: String? = nil,
+        metaBytes: Int? = nil
     ) -> [UInt8] {
         var payload = "{}"
         if let payloadBytes {
@@ -112,7 +117,14 @@ import Testing
         }
         let list = Array(repeating: "\"00\"", count: tokens).joined(separator: ",")
         let recipients = channelID.map { #""channel_id":"\#($0)""# } ?? #""tokens":[\#(list)]"#
-        return Array(#"{"case":"\#(label)","id":"\#(label)",\#(recipients),"push_type":"\#(pushType)","payload":\#(payload)}"#.utf8)
+        var meta = ""
+        if let metaBytes {
+            meta = #","meta":{"m":""# + String(repeating: "x", count: metaBytes - 8) + #""}"#
+            precondition(meta.utf8.count == metaBytes + 8)
+        }
+        return Array(
+            #"{"case":"\#(label)","id":"\#(label)",\#(recipients),"push_type":"\#(pushType)"\#(meta),"payload":\#(payload)}"#.utf8
+        )
     }
 
     // MARK: Result records
@@ -321,7 +333,7 @@ import Testing
 
         // Invalidations, as the pipeline makes them (ExpiredToken reported as itself when only
         // it is in worker.invalidate_on).
-        let invalidations = [
+        let invalidationsWithoutMeta = [
             ResultRecord.tokenInvalidated(
                 .init(
                     token: token,
@@ -357,19 +369,131 @@ import Testing
             ),
         ].map { $0.encoded() }
 
-        let gone = [
+        let goneWithoutMeta = [
             ResultRecord.channelGone(
                 .init(channelID: "dHN0LXNyY2gtY2hubA==", app: "default", reason: "ChannelNotRegistered", jobID: "la-9")
             ),
             ResultRecord.channelGone(.init(channelID: "a+b/\"c\\", app: "news \"x\"", reason: "ChannelNotRegistered", jobID: "j\n1")),
         ].map { $0.encoded() }
 
+        // With the sender's meta: the template's shared tail, a one-record template, and each
+        // record type.
+        let meta = Array(#"{"campaign":"c\/42","user":7,"n":1.50,"nested":{"a":[1,"é"]}}"#.utf8)
+        for records in [1, 3] {
+            let withMeta = DeliveryRecordTemplate(jobID: "m-1", app: "default", source: source, meta: meta, records: records)
+            deliveries.append(
+                withMeta.encode(
+                    token: token,
+                    status: 200,
+                    reason: nil,
+                    apnsID: ids.next(),
+                    timestamp: nil,
+                    attempts: 1,
+                    latencyMilliseconds: 2
+                )
+            )
+        }
+        deliveries.append(
+            ResultRecord.delivery(
+                .init(
+                    jobID: "la-11",
+                    recipient: .channel("AAAA"),
+                    app: "default",
+                    status: 400,
+                    reason: "ChannelNotRegistered",
+                    apnsID: ids.next(),
+                    timestamp: nil,
+                    attempts: 1,
+                    latencyMilliseconds: 2,
+                    heldMilliseconds: 1,
+                    source: source,
+                    meta: meta
+                )
+            ).encoded()
+        )
+        let invalidations =
+            invalidationsWithoutMeta + [
+                ResultRecord.tokenInvalidated(
+                    .init(
+                        token: token,
+                        app: "default",
+                        topic: "com.example.app",
+                        reason: "Unregistered",
+                        invalidSince: 1,
+                        jobID: "m-1",
+                        environment: "custom",
+                        meta: meta
+                    )
+                ).encoded()
+            ]
+        let gone =
+            goneWithoutMeta + [
+                ResultRecord.channelGone(.init(channelID: "AAAA", app: "default", reason: "ChannelNotRegistered", jobID: "m-1", meta: meta))
+                    .encoded()
+            ]
+
+        // Job summaries: tokens and broadcasts, held or not, never sent, with and without meta.
+        var done: [[UInt8]] = []
+        var tally = JobTally()
+        tally.add(status: 200, reason: nil, attempts: 1, latencyMilliseconds: 3.2, heldMilliseconds: nil, answeredAt: 1_790_000_000_100)
+        tally.add(
+            status: 410,
+            reason: "Unregistered",
+            attempts: 2,
+            latencyMilliseconds: 9,
+            heldMilliseconds: 12.5,
+            answeredAt: 1_790_000_000_120
+        )
+        tally.add(
+            status: 0,
+            reason: "timeout",
+            attempts: 5,
+            latencyMilliseconds: 10_000,
+            heldMilliseconds: nil,
+            answeredAt: 1_790_000_010_000
+        )
+        tally.add(
+            status: 400,
+            reason: "SomeFutureReason",
+            attempts: 1,
+            latencyMilliseconds: 1,
+            heldMilliseconds: nil,
+            answeredAt: 1_790_000_000_001
+        )
+        let tokensJob = Job(
+            id: "c42-17",
+            tokens: [token, token, token, token],
+            app: "default",
+            topic: "com.example.app",
+            pushType: .alert,
+            priority: .immediate,
+            payload: []
+        )
+        done.append(ResultRecord.jobDone(tally.record(for: tokensJob, source: source)).encoded())
+        var withMetaJob = tokensJob
+        withMetaJob.meta = meta
+        done.append(ResultRecord.jobDone(tally.record(for: withMetaJob, source: source)).encoded())
+        var neverSent = JobTally()
+        neverSent.add(
+            status: 0,
+            reason: "expired",
+            attempts: 0,
+            latencyMilliseconds: 0,
+            heldMilliseconds: nil,
+            answeredAt: 1_790_000_000_000
+        )
+        var broadcastJob = tokensJob
+        broadcastJob.tokens = []
+        broadcastJob.channelID = "dHN0LXNyY2gtY2hubA=="
+        done.append(ResultRecord.jobDone(neverSent.record(for: broadcastJob, source: source)).encoded())
+
         // Rejections: the decoder's own, for every record of the rejected corpus.
         var rejections: [[UInt8]] = []
         for line in try Self.lines(Self.corpus.appendingPathComponent("jobs-rejected.jsonl")) + Self.generatedRejected() {
             if case .failure(let rejection) = decoder.decode(line) {
                 rejections.append(
-                    ResultRecord.rejected(.init(jobID: rejection.jobID, error: rejection.description, source: source)).encoded()
+                    ResultRecord.rejected(.init(jobID: rejection.jobID, error: rejection.description, source: source, meta: rejection.meta))
+                        .encoded()
                 )
             }
         }
@@ -381,6 +505,8 @@ import Testing
         }
         #expect(rejections.contains { $0.starts(with: Array(#"{"type":"rejected","job_id":null"#.utf8)) })
         #expect(rejections.contains { $0.starts(with: Array(#"{"type":"rejected","job_id":""#.utf8)) })
+        let metaEnd = Array(#","meta":{"c":1}}"#.utf8)
+        #expect(rejections.contains { $0.suffix(metaEnd.count).elementsEqual(metaEnd) }, "a rejection after the meta was read carries it")
 
         let directory = try ProjectPaths.temporaryDirectory("pushline-schema")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -388,7 +514,7 @@ import Testing
             directory,
             [
                 "delivery.jsonl": deliveries, "token_invalidated.jsonl": invalidations, "rejected.jsonl": rejections,
-                "channel_gone.jsonl": gone,
+                "channel_gone.jsonl": gone, "job_done.jsonl": done,
             ]
         )
         try Self.validate([
@@ -403,6 +529,10 @@ import Testing
             // A delivery names a token or a channel, and a channel_gone is not a delivery.
             "--invalid", "delivery.schema.json", files["channel_gone.jsonl"]!,
             "--invalid", "channel_gone.schema.json", files["delivery.jsonl"]!,
+            "--valid", "job_done.schema.json", files["job_done.jsonl"]!,
+            "--valid", "result.schema.json", files["job_done.jsonl"]!,
+            "--invalid", "delivery.schema.json", files["job_done.jsonl"]!,
+            "--invalid", "job_done.schema.json", files["delivery.jsonl"]!,
         ])
     }
 

@@ -152,6 +152,53 @@ def context_switches(pid):
     return total
 
 
+def topic_records(bootstrap, topic):
+    """How many records `topic` holds, read from the start until two idle polls (the embedded
+    broker's end offsets are not a record count)."""
+    from confluent_kafka import Consumer, TopicPartition
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"bench-count-{time.time()}",
+                         "enable.auto.commit": False, "log_level": 0})
+    try:
+        partitions = consumer.list_topics(topic, timeout=10).topics[topic].partitions
+        consumer.assign([TopicPartition(topic, partition, 0) for partition in partitions])
+        count, idle = 0, 0
+        while idle < 2:
+            messages = consumer.consume(10000, 1.0)
+            if not messages:
+                idle += 1
+                continue
+            idle = 0
+            count += sum(1 for message in messages if not message.error())
+        return count
+    finally:
+        consumer.close()
+
+
+def results_modes(results, full, compact):
+    """The two results modes at 100 tokens per job, from one run: records per job and worker CPU
+    per notification, each also as a ratio to h2load's CPU per request against the same mock."""
+    client = results.get("ceiling_mock", {}).get("client_cpu_us_per_request")
+    entry = {}
+    for mode, run in (("full", full), ("compact", compact)):
+        entry[mode] = {"results_records_per_job": run["results_records_per_job"],
+                       "cpu_us_per_notification": run["cpu_us_per_notification"],
+                       "steady_cpu_us_per_notification": run["steady_cpu_us_per_notification"],
+                       "notifications_per_second": run["notifications_per_second"]}
+        if client:
+            entry[mode]["cpu_ratio_to_h2load"] = round(run["cpu_us_per_notification"] / client, 3)
+            entry[mode]["steady_cpu_ratio_to_h2load"] = round(run["steady_cpu_us_per_notification"] / client, 3)
+    entry["compact_cpu_vs_full"] = round(compact["cpu_us_per_notification"] / full["cpu_us_per_notification"], 3)
+    entry["compact_steady_cpu_vs_full"] = round(
+        compact["steady_cpu_us_per_notification"] / max(full["steady_cpu_us_per_notification"], 1e-9), 3)
+    log(f"  results modes at 100 tokens/job: records/job full {full['results_records_per_job']}, compact "
+        f"{compact['results_records_per_job']}; CPU us/notification full {full['cpu_us_per_notification']}, compact "
+        f"{compact['cpu_us_per_notification']} (compact/full {entry['compact_cpu_vs_full']}, steady "
+        f"{entry['compact_steady_cpu_vs_full']})"
+        + (f"; / h2load CPU per request ({client} us): full {entry['full']['cpu_ratio_to_h2load']}, compact "
+           f"{entry['compact']['cpu_ratio_to_h2load']}" if client else ""))
+    return entry
+
+
 def jobs_file(path, tokens, per_job, prefix, deadline=None):
     with open(path, "w") as handle:
         job, sent = 0, 0
@@ -193,10 +240,13 @@ class Stack(LocalStack):
                 self.broker.create_topic(topics[key], partitions)
         return topics
 
-    def worker_run(self, name, tokens, per_job, deadline=None, profile=False, urgent=False):
-        """Preloads the jobs, starts a worker, measures it until every job is complete."""
+    def worker_run(self, name, tokens, per_job, deadline=None, profile=False, urgent=False, results="full"):
+        """Preloads the jobs, starts a worker (`results`: its worker.results mode), measures it until
+        every job is complete."""
         topics = self.topics(name, urgent)
-        config, port = self.config(name, f"bench-{name}", topics=topics, log_level="warning")
+        # `full` is the default: left out, so a build from before worker.results runs too.
+        config, port = self.config(name, f"bench-{name}", topics=topics, log_level="warning",
+                                   overrides={"worker": {"results": results}} if results != "full" else None)
         jobs_path = os.path.join(RUN, f"{name}.ndjson")
         jobs = jobs_file(jobs_path, tokens, per_job, name, deadline)
         subprocess.run([BIN, "enqueue", "--config", config, "--file", jobs_path, "--quiet"], check=True)
@@ -261,7 +311,10 @@ class Stack(LocalStack):
             log(f"  profile: perf report -i {os.path.join(RUN, f'{name}.perf.data')} --no-children")
         worker.stop(timeout=60)
         wall = end - (first or begin)
-        result = {"tokens": tokens, "tokens_per_job": per_job, "jobs": jobs, "seconds": round(wall, 2),
+        published = topic_records(self.broker.bootstrap_servers, topics["results_topic"])
+        result = {"results_mode": results, "results_records": published,
+                  "results_records_per_job": round(published / jobs, 2),
+                  "tokens": tokens, "tokens_per_job": per_job, "jobs": jobs, "seconds": round(wall, 2),
                   "notifications_per_second": round(tokens / wall), "worker_cpu_seconds": round(cpu, 2),
                   "cpu_us_per_notification": round(cpu / tokens * 1e6, 2),
                   # The steady figure: from the first notification to the last job, start-up left out.
@@ -285,6 +338,9 @@ def main():
     parser.add_argument("--only", default=",".join(PARTS),
                         help=f"comma-separated parts to run (default all: {','.join(PARTS)}); a partial run is "
                              "written to .run/bench/partial.json, not to bench/results")
+    parser.add_argument("--results-modes", default="full,compact",
+                        help="worker.results modes of the 100-tokens-per-job part (default both, in one run; "
+                             "`full` alone for a PUSHLINE_WORKER_BIN from before the key)")
     parser.add_argument("--profile", action="store_true",
                         help="record the worker of each end-to-end part with perf (.run/bench/<part>.perf.data)")
     options = parser.parse_args()
@@ -349,13 +405,16 @@ def main():
             results[f"end_to_end_{per_job}_per_job"] = run
             if ceiling:
                 results.setdefault("worker_cpu_budget", {})[f"{per_job}_per_job"] = budget(results, run, per_job, ceiling)
-            log(f"  {run['notifications_per_second']:,} notifications/s ({run.get('ratio_to_ceiling', '-')} of the 4x250 ceiling, "
-                f"{run.get('ratio_to_ceiling_4x1000', '-')} of 4x1000), "
-                f"{run['cpu_us_per_notification']} us CPU/notification, steady {run['steady_cpu_us_per_notification']} "
-                f"(start-up {run['startup_cpu_seconds']} s; mock {run['mock_cpu_us_per_notification']}, "
-                f"broker {run['broker_cpu_us_per_notification']}), {run['context_switches_per_notification']} "
-                f"context switches/notification, {run['allocations_per_notification']} allocations/notification, peak RSS {run['peak_rss_mb']} MB (heap {run['memory']}), "
-                f"end-to-end p50/p99/p999 {run['end_to_end_latency']}")
+            log_run(run)
+            if per_job == 100 and "compact" in options.results_modes.split(","):
+                # The same part in compact results mode (worker.results: compact), in the same run.
+                log(f"end to end: {tokens:,} tokens in jobs of 100, worker.results: compact")
+                compact = stack.worker_run("e2e100c", tokens, 100, profile=options.profile, results="compact")
+                if ceiling:
+                    compact["ratio_to_ceiling"] = round(compact["notifications_per_second"] / ceiling, 3)
+                results["end_to_end_100_per_job_compact"] = compact
+                log_run(compact)
+                results["results_modes_100_per_job"] = results_modes(results, run, compact)
         if "lanes" in parts:
             lanes_part(results, stack, tokens)
         if "latency" in parts:
@@ -382,6 +441,17 @@ def main():
         json.dump(results, handle, indent=2)
     log(f"results: {stem}.json")
     plot(results, stem + ".png")
+
+
+def log_run(run):
+    log(f"  {run['notifications_per_second']:,} notifications/s ({run.get('ratio_to_ceiling', '-')} of the 4x250 ceiling, "
+        f"{run.get('ratio_to_ceiling_4x1000', '-')} of 4x1000), "
+        f"{run['cpu_us_per_notification']} us CPU/notification, steady {run['steady_cpu_us_per_notification']} "
+        f"(start-up {run['startup_cpu_seconds']} s; mock {run['mock_cpu_us_per_notification']}, "
+        f"broker {run['broker_cpu_us_per_notification']}), {run['context_switches_per_notification']} "
+        f"context switches/notification, {run['allocations_per_notification']} allocations/notification, "
+        f"peak RSS {run['peak_rss_mb']} MB (heap {run['memory']}), end-to-end p50/p99/p999 {run['end_to_end_latency']}, {run['results_records_per_job']} results-topic "
+        f"records/job ({run['results_mode']})")
 
 
 def lanes_part(results, stack, tokens, rounds=3):

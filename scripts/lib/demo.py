@@ -1,7 +1,7 @@
 """The demo's campaign (scripts/demo builds and calls this): the local stack from stack.py, a
 sample campaign, one worker with a live progress line, and the summary. Stops all it started.
 
-usage: demo.py TOKENS TOKENS_PER_JOB
+usage: demo.py TOKENS TOKENS_PER_JOB [full|compact]
 """
 import json
 import os
@@ -35,7 +35,7 @@ def campaign(path, tokens, per_job):
     return job
 
 
-def main(tokens, per_job):
+def main(tokens, per_job, results="full"):
     subprocess.run(["rm", "-rf", RUN])
     local = stack.LocalStack(RUN, "DEMOKEY123", "DEMOTEAM12")
     try:
@@ -47,7 +47,8 @@ def main(tokens, per_job):
         say("starting the mock APNs (3% unregistered tokens, 2-5 ms latency)")
         local.generate_key()
         local.start_mock(["--topic", stack.BUNDLE_ID, "--unregistered-fraction", "0.03", "--latency-ms", "2", "--jitter-ms", "3"])
-        config, metrics_port = local.config("config", "pushline-demo", topics={"invalidations_topic": "push.invalidations"})
+        config, metrics_port = local.config("config", "pushline-demo", topics={"invalidations_topic": "push.invalidations"},
+                                            overrides={"worker": {"results": results}})
 
         jobs = (tokens + per_job - 1) // per_job
         say(f"enqueuing a campaign of {tokens} tokens in {jobs} jobs")
@@ -55,7 +56,7 @@ def main(tokens, per_job):
         campaign(jobs_path, tokens, per_job)
         subprocess.run([stack.BIN, "enqueue", "--config", config, "--file", jobs_path], check=True)
 
-        say("running one worker")
+        say(f"running one worker (worker.results: {results})")
         start = time.time()
         worker = local.start_worker(config, metrics_port, name="worker")
         # Reaped as soon as it exits, so progress.py sees it gone (a zombie still answers kill 0).
@@ -71,7 +72,7 @@ def main(tokens, per_job):
         worker.stop()
         local.mock.write_stats()
         return subprocess.run([PY, os.path.join(HERE, "summary.py"), broker.bootstrap_servers, str(tokens), str(jobs),
-                               str(start), str(end), local.mock.stats_file]).returncode
+                               str(start), str(end), local.mock.stats_file, results]).returncode
     finally:
         local.close()
 
@@ -79,7 +80,9 @@ def main(tokens, per_job):
 if __name__ == "__main__":
     stack.exit_on_sigterm()
     try:
-        sys.exit(main(int(sys.argv[1]), int(sys.argv[2])))
+        if len(sys.argv) > 3 and sys.argv[3] not in ("full", "compact"):
+            raise stack.StackError(f"--results {sys.argv[3]}: must be full or compact")
+        sys.exit(main(int(sys.argv[1]), int(sys.argv[2]), *sys.argv[3:4]))
     except KeyboardInterrupt:
         sys.exit(130)
     except stack.StackError as error:

@@ -46,7 +46,7 @@ enum ConfigurationKeys {
             "kafka.results_topic",
             .string(\.kafka.resultsTopic),
             rule: .nonEmpty(),
-            "delivery, `token_invalidated` and `rejected` records ([records.md](records.md)); must differ from `jobs_topic`",
+            "delivery, `job_done`, `token_invalidated`, `channel_gone` and `rejected` records ([records.md](records.md)); must differ from `jobs_topic`",
             change: "to match your topic names"
         ),
         Key(
@@ -174,6 +174,14 @@ enum ConfigurationKeys {
             rule: .tokenGoneReasons,
             "reasons that emit `token_invalidated`; `Unregistered` also covers `ExpiredToken`; from the environment, a comma list",
             change: "see the note below"
+        ),
+        Key(
+            "worker.results",
+            .string(\.worker.results),
+            rule: .oneOf(ResultsMode.allCases.map(\.rawValue)),
+            "`full`: a delivery record per token; `compact`: none for a 2xx (every other delivery, every invalidation and every `job_done` still); the commit waits for what is published either way",
+            change:
+                "`compact` when only failures, invalidations and per-job summaries matter: far fewer records ([records.md](records.md#results-modes))"
         ),
         Key(
             "worker.max_job_bytes",

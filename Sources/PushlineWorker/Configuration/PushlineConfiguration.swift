@@ -152,6 +152,8 @@ public struct PushlineConfiguration: Sendable, Hashable {
         public var shutdownTimeoutMilliseconds = 30_000
         /// APNs reasons that emit `token_invalidated`.
         public var invalidateOn = ["Unregistered"]
+        /// Which delivery records are published: `full` (all) or `compact` (all but 2xx).
+        public var results = ResultsMode.full.rawValue
         /// Job records larger than this are rejected.
         public var maxJobBytes = 1_000_000
         /// Start even when a `.p8` key is readable by others (not recommended).

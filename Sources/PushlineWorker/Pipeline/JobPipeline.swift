@@ -4,8 +4,9 @@ import PushlineAPNSCore
 import PushlineKafka
 import Synchronization
 
-/// The worker's hot path: one job record in, one APNs request per token, one result record per
-/// token out, and the record's offset completed once every result is acknowledged by Kafka.
+/// The worker's hot path: one job record in, one APNs request per token, the records of each
+/// token's outcome (`OutcomeRecords`) and the job's `job_done` out, and the record's offset
+/// completed once every one of them is acknowledged by Kafka.
 ///
 /// Called from the consumer loop (`handle`) and from APNs and producer callbacks on their own
 /// threads; its shared state is atomics and the in-flight gate.
@@ -24,7 +25,8 @@ final class JobPipeline: Sendable {
     private let environments: [String: String]
     private let publisher: ResultPublisher
     private let topics: Topics
-    private let invalidateOn: Set<String>
+    /// The results mode and the reasons that invalidate a token.
+    private let rules: OutcomeRules
     /// A job's record is done with, with its weight (notifications): completed (`true`), or given
     /// up uncompleted because its work was withdrawn (`false`). Either way it leaves the counts.
     private let recordEnded: @Sendable (_ id: RecordID, _ weight: Int, _ completed: Bool) -> Void
@@ -48,6 +50,7 @@ final class JobPipeline: Sendable {
         publisher: ResultPublisher,
         topics: Topics,
         invalidateOn: [String],
+        results: ResultsMode = .full,
         gate: InflightGate,
         metrics: WorkerMetrics,
         logger: Logger,
@@ -61,10 +64,7 @@ final class JobPipeline: Sendable {
         self.environments = clients.mapValues { $0.configuration.endpoint.environment }
         self.publisher = publisher
         self.topics = topics
-        var reasons = Set(invalidateOn)
-        // ExpiredToken is the same 410 case as Unregistered.
-        if reasons.contains("Unregistered") { reasons.insert("ExpiredToken") }
-        self.invalidateOn = reasons
+        self.rules = OutcomeRules(mode: results, invalidateOn: invalidateOn)
         self.gate = gate
         self.metrics = metrics
         self.logger = logger
@@ -104,7 +104,7 @@ final class JobPipeline: Sendable {
             metadata: ["source": "\(record.id)", "error": "\(rejection)", "job_id": "\(rejection.jobID ?? "-")"]
         )
         let error = rejection.description
-        let result = ResultRecord.rejected(.init(jobID: rejection.jobID, error: error, source: source))
+        let result = ResultRecord.rejected(.init(jobID: rejection.jobID, error: error, source: source, meta: rejection.meta))
         let id = record.id
         let countdown = Countdown(2) { [recordEnded] in recordEnded(id, 0, true) }
         publisher.publish(
@@ -137,7 +137,8 @@ final class JobPipeline: Sendable {
         let laneMetrics = metrics.lane(lane)
         let progress = JobProgress(
             id: id,
-            tokens: tokens.count,
+            job: job,
+            source: source,
             lane: lane,
             laneMetrics: laneMetrics,
             producedAt: producedAt,
@@ -151,6 +152,7 @@ final class JobPipeline: Sendable {
             app: job.app,
             source: source,
             broadcast: job.channelID != nil,
+            meta: job.meta,
             records: tokens.count
         )
         let appMetrics = self.appMetrics[job.app] ?? metrics.app(job.app)
@@ -234,8 +236,8 @@ final class JobPipeline: Sendable {
         return APNSSendOptions(deadline: deadline, retryUntil: retryUntil, lane: lane, group: group)
     }
 
-    /// A token's final outcome: publish its records; the token leaves the in-flight count when
-    /// Kafka has them all.
+    /// A token's final outcome: publish its records (`OutcomeRecords` decides which); the token
+    /// leaves the in-flight count when Kafka has them all.
     private func finish(
         _ job: Job,
         token: String,
@@ -254,50 +256,26 @@ final class JobPipeline: Sendable {
             progress.tokenAbandoned()
             return
         }
+        let records = OutcomeRecords.decide(
+            job: job,
+            recipient: token,
+            apnsID: apnsID,
+            outcome: outcome,
+            source: progress.source,
+            environment: environments[job.app] ?? "custom",
+            rules: rules
+        )
         let reason = outcome.reasonString
-        let value = template.encode(
-            token: token,
+        progress.tokenFinal(
             status: outcome.status,
             reason: reason,
-            apnsID: outcome.response?.apnsID ?? apnsID,
-            apnsUniqueID: outcome.response?.apnsUniqueID,
-            timestamp: outcome.response?.timestamp,
             attempts: outcome.attempts,
             latencyMilliseconds: outcome.latencyMilliseconds,
-            heldMilliseconds: outcome.heldMilliseconds
+            heldMilliseconds: outcome.heldMilliseconds,
+            answeredAt: wallClockMilliseconds()
         )
-        let record = ResultPublisher.Outgoing(topic: topics.results, key: key, value: value)
-        var extra: [ResultPublisher.Outgoing] = []
-        if outcome.status == 410, let reason, invalidateOn.contains(reason) {
-            // Apple's reason verbatim: `Unregistered` in `invalidate_on` covers `ExpiredToken` too,
-            // but the record says which one APNs gave.
-            let reported = reason
-            let invalidated = ResultRecord.tokenInvalidated(
-                .init(
-                    token: token,
-                    app: job.app,
-                    topic: job.topic,
-                    reason: reported,
-                    invalidSince: outcome.response?.timestamp,
-                    jobID: job.id,
-                    environment: environments[job.app] ?? "custom"
-                )
-            )
-            let value = invalidated.encoded()
-            extra.append(.init(topic: topics.results, key: Array(token.utf8), value: value))
-            if let invalidations = topics.invalidations {
-                extra.append(.init(topic: invalidations, key: Array(token.utf8), value: value))
-            }
-            metrics.invalidation(app: job.app, reason: reported)
-        }
-        if let channelID = job.channelID, let reason, reason == APNSReason.channelNotRegistered.rawValue {
-            // Keyed by channel, on the results topic and, like token_invalidated, on the
-            // invalidations topic when there is one.
-            let gone = ResultRecord.channelGone(.init(channelID: channelID, app: job.app, reason: reason, jobID: job.id)).encoded()
-            extra.append(.init(topic: topics.results, key: Array(channelID.utf8), value: gone))
-            if let invalidations = topics.invalidations {
-                extra.append(.init(topic: invalidations, key: Array(channelID.utf8), value: gone))
-            }
+        if let invalidation = records.invalidation {
+            metrics.invalidation(app: job.app, reason: invalidation.reason)
         }
         let elapsedNanoseconds = MonotonicInstant.now.nanoseconds(since: timing.received)
         metrics.notification(
@@ -311,15 +289,56 @@ final class JobPipeline: Sendable {
         queueDelays.add(nanoseconds: queueDelay)
         metrics.laneQueueDelay(timing.lane, nanoseconds: queueDelay)
 
-        // The token is done when Kafka has all its records: the usual one, or with an invalidation.
-        if extra.isEmpty {
-            publisher.publish(record, token: progress)
-        } else {
-            let tokenDone = Countdown(1 + extra.count, done: progress.tokenAcknowledged)
-            publisher.publish(record, acknowledged: tokenDone.countDown)
-            for record in extra {
+        publish(records, key: key, template: template, progress: progress)
+        progress.tokenPublished()
+    }
+
+    /// Publishes one token's records; the token is done when Kafka has them all (at once when
+    /// there are none, as for a 2xx in compact mode).
+    private func publish(_ records: OutcomeRecords, key: [UInt8], template: DeliveryRecordTemplate, progress: JobProgress) {
+        var extra: [ResultPublisher.Outgoing] = []
+        if let invalidation = records.invalidation {
+            let value = ResultRecord.tokenInvalidated(invalidation).encoded()
+            let token = Array(invalidation.token.utf8)
+            extra.append(.init(topic: topics.results, key: token, value: value))
+            if let invalidations = topics.invalidations {
+                extra.append(.init(topic: invalidations, key: token, value: value))
+            }
+        }
+        if let gone = records.channelGone {
+            // Keyed by channel, on the results topic and, like token_invalidated, on the
+            // invalidations topic when there is one.
+            let value = ResultRecord.channelGone(gone).encoded()
+            let channel = Array(gone.channelID.utf8)
+            extra.append(.init(topic: topics.results, key: channel, value: value))
+            if let invalidations = topics.invalidations {
+                extra.append(.init(topic: invalidations, key: channel, value: value))
+            }
+        }
+        let delivery = records.delivery.map {
+            ResultPublisher.Outgoing(topic: topics.results, key: key, value: template.encode($0))
+        }
+        switch (delivery, extra.isEmpty) {
+        case (nil, true):
+            progress.tokenAcknowledged()
+        case (let delivery?, true):
+            publisher.publish(delivery, token: progress)
+        default:
+            let outgoing = (delivery.map { [$0] } ?? []) + extra
+            let tokenDone = Countdown(outgoing.count, done: progress.tokenAcknowledged)
+            for record in outgoing {
                 publisher.publish(record, acknowledged: tokenDone.countDown)
             }
         }
+    }
+
+    /// Every token of the job has its final outcome and its records on their way: the job's
+    /// `job_done` follows them, keyed by job id like its deliveries (the same partition, after
+    /// them), and the job is complete once Kafka has it.
+    func publishSummary(_ summary: ResultRecord.JobDone, progress: JobProgress) {
+        publisher.publish(
+            .init(topic: topics.results, key: Array(summary.jobID.utf8), value: summary.encoded()),
+            acknowledged: progress.summaryAcknowledged
+        )
     }
 }

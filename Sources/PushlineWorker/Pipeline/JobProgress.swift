@@ -3,12 +3,13 @@ import PushlineKafka
 import Synchronization
 
 /// One job's tokens on their way out: a token leaves the in-flight gate when Kafka has its
-/// records (or when it is abandoned), and the job ends with its last token: done, or abandoned
-/// when any token was.
+/// records (or when it is abandoned), and the job ends once its `job_done` record is safe too:
+/// done, or abandoned (and then without a `job_done`) when any token was.
 ///
-/// One object per job, which also carries what the job's end reports (record id, weight, lane),
-/// so that ending a job needs no closure. `tokenAcknowledged` is what each token's last
-/// acknowledgement calls, so a token with one record needs no counter of its own.
+/// One object per job, which also carries what the job's end reports (record id, weight, lane)
+/// and what its `job_done` says, so that ending a job needs no closure. `tokenAcknowledged` is
+/// what each token's last acknowledgement calls, so a token with one record needs no counter of
+/// its own.
 final class JobProgress: Sendable {
     let id: RecordID
     /// The job's notifications.
@@ -17,32 +18,73 @@ final class JobProgress: Sendable {
     let laneMetrics: WorkerMetrics.LaneMetrics
     /// When the job's record was produced (Kafka timestamp, wall-clock milliseconds), if known.
     let producedAt: Int64?
+    let job: Job
+    let source: RecordSource
+    /// Acknowledgements still to come: one per token, and one for the `job_done` record (or for
+    /// its absence, when a token was abandoned).
     private let remaining: Atomic<Int>
+    /// Tokens whose outcome (final, or abandoned) is not known yet.
+    private let undecided: Atomic<Int>
     private let abandoned = Atomic<Bool>(false)
+    private let tally: Mutex<JobTally>
     private let pipeline: JobPipeline
 
     init(
         id: RecordID,
-        tokens: Int,
+        job: Job,
+        source: RecordSource,
         lane: SendLane,
         laneMetrics: WorkerMetrics.LaneMetrics,
         producedAt: Int64?,
         pipeline: JobPipeline
     ) {
+        let tokens = job.recipients.count
         precondition(tokens > 0)
         self.id = id
+        self.job = job
+        self.source = source
         self.weight = tokens
         self.lane = lane
         self.laneMetrics = laneMetrics
         self.producedAt = producedAt
-        self.remaining = Atomic(tokens)
+        self.remaining = Atomic(tokens + 1)
+        self.undecided = Atomic(tokens)
+        self.tally = Mutex(JobTally(expected: tokens))
         self.pipeline = pipeline
+    }
+
+    /// A token's final outcome, before its records are published: counted for `job_done`.
+    func tokenFinal(
+        status: Int,
+        reason: String?,
+        attempts: Int,
+        latencyMilliseconds: Double,
+        heldMilliseconds: Double?,
+        answeredAt: Int64
+    ) {
+        tally.withLock {
+            $0.add(
+                status: status,
+                reason: reason,
+                attempts: attempts,
+                latencyMilliseconds: latencyMilliseconds,
+                heldMilliseconds: heldMilliseconds,
+                answeredAt: answeredAt
+            )
+        }
+    }
+
+    /// A token's records are published (or it has none to publish): after the last token, the
+    /// job's `job_done` is.
+    func tokenPublished() {
+        outcomeKnown()
     }
 
     /// A token that will get no record here (its pool shut down first, or its work was withdrawn
     /// in a revoke): it leaves the in-flight count, and the job is never done.
     func tokenAbandoned() {
         abandoned.store(true, ordering: .releasing)
+        outcomeKnown()
         tokenEnded()
     }
 
@@ -50,11 +92,30 @@ final class JobProgress: Sendable {
         tokenEnded()
     }
 
+    /// Kafka has the job's `job_done` record.
+    func summaryAcknowledged() {
+        acknowledgementEnded()
+    }
+
+    private func outcomeKnown() {
+        guard undecided.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue == 0 else { return }
+        if abandoned.load(ordering: .acquiring) {
+            // No job_done: the group's next owner redoes the job.
+            acknowledgementEnded()
+        } else {
+            pipeline.publishSummary(tally.withLock { $0.record(for: job, source: source) }, progress: self)
+        }
+    }
+
     private func tokenEnded() {
         pipeline.gate.release(1, lane: lane)
+        acknowledgementEnded()
+    }
+
+    private func acknowledgementEnded() {
         if remaining.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
-            // True when every token's records are in Kafka; false when a token was abandoned (the
-            // job must not be completed: the group's next owner redoes it).
+            // True when every token's records and the job_done are in Kafka; false when a token
+            // was abandoned (the job must not be completed: the group's next owner redoes it).
             pipeline.jobEnded(self, done: !abandoned.load(ordering: .acquiring))
         }
     }

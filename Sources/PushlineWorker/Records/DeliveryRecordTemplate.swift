@@ -3,40 +3,43 @@
 /// each token then costs only its own fields; with one (a single-token job), the template keeps
 /// the fields and writes everything in one pass, one allocation in all.
 /// `ResultRecord.encoded()` goes through here too, so there is one encoding of a delivery.
-/// A broadcast job's template writes `channel_id` where a token's writes `token`.
+/// A broadcast job's template writes `channel_id` where a token's writes `token`, and a job with
+/// `meta` ends each record with it, as one of the shared fields.
 struct DeliveryRecordTemplate: Sendable {
     private enum Storage: Sendable {
         /// The fixed parts, one after another in one array (one allocation per job):
         /// `{"type":"delivery","job_id":"…","token":` (or `"channel_id":`) up to `appStart`,
-        /// `,"app":"…","status":` up to `tailStart`, and `,"source":{…}}` to the end.
+        /// `,"app":"…","status":` up to `tailStart`, and `,"source":{…}}` (or
+        /// `,"source":{…},"meta":{…}}`) to the end.
         case parts([UInt8], appStart: Int, tailStart: Int)
         /// The shared fields themselves, written with each record.
-        case fields(jobID: String, app: String, source: RecordSource, broadcast: Bool)
+        case fields(jobID: String, app: String, source: RecordSource, broadcast: Bool, meta: [UInt8]?)
     }
 
     private let storage: Storage
 
     /// - Parameter records: how many records the template will write; one writes them directly.
-    init(jobID: String, app: String, source: RecordSource, broadcast: Bool = false, records: Int = 2) {
+    /// - Parameter meta: the job's `meta` bytes, written as they are.
+    init(jobID: String, app: String, source: RecordSource, broadcast: Bool = false, meta: [UInt8]? = nil, records: Int = 2) {
         guard records > 1 else {
-            storage = .fields(jobID: jobID, app: app, source: source, broadcast: broadcast)
+            storage = .fields(jobID: jobID, app: app, source: source, broadcast: broadcast, meta: meta)
             return
         }
         var appStart = 0
         var tailStart = 0
-        let parts = JSONWriter.encode(estimate: Self.sharedEstimate(jobID: jobID, app: app, source: source)) { json in
+        let parts = JSONWriter.encode(estimate: Self.sharedEstimate(jobID: jobID, app: app, source: source, meta: meta)) { json in
             Self.writeHead(jobID: jobID, broadcast: broadcast, into: &json)
             appStart = json.count
             Self.writeMiddle(app: app, into: &json)
             tailStart = json.count
-            Self.writeTail(source, into: &json)
+            Self.writeTail(source, meta: meta, into: &json)
         }
         storage = .parts(parts, appStart: appStart, tailStart: tailStart)
     }
 
     /// Room for the fixed parts: the keys, the source's numbers, and the strings unescaped.
-    private static func sharedEstimate(jobID: String, app: String, source: RecordSource) -> Int {
-        128 + jobID.utf8.count + app.utf8.count + source.topic.utf8.count
+    private static func sharedEstimate(jobID: String, app: String, source: RecordSource, meta: [UInt8]?) -> Int {
+        128 + jobID.utf8.count + app.utf8.count + source.topic.utf8.count + (meta.map { $0.count + 8 } ?? 0)
     }
 
     /// `{"type":"delivery","job_id":"…","token":` (or `"channel_id":`).
@@ -57,11 +60,12 @@ struct DeliveryRecordTemplate: Sendable {
         json.key("status")
     }
 
-    /// `,"source":{…}}`.
-    private static func writeTail(_ source: RecordSource, into json: inout JSONWriter) {
+    /// `,"source":{…}}`, or `,"source":{…},"meta":{…}}`.
+    private static func writeTail(_ source: RecordSource, meta: [UInt8]?, into json: inout JSONWriter) {
         json.raw(",")
         json.key("source")
         ResultRecord.write(source, into: &json)
+        ResultRecord.write(meta: meta, into: &json)
         json.raw("}")
     }
 
@@ -99,7 +103,8 @@ struct DeliveryRecordTemplate: Sendable {
         let shared: Int
         switch storage {
         case .parts(let parts, _, _): shared = parts.count
-        case .fields(let jobID, let app, let source, _): shared = Self.sharedEstimate(jobID: jobID, app: app, source: source)
+        case .fields(let jobID, let app, let source, _, let meta):
+            shared = Self.sharedEstimate(jobID: jobID, app: app, source: source, meta: meta)
         }
         let estimate =
             shared + token.utf8.count + 2 * 18 + (reason?.utf8.count ?? 0) + (apnsID?.utf8.count ?? 0)
@@ -110,7 +115,7 @@ struct DeliveryRecordTemplate: Sendable {
                 json.raw(parts[..<appStart])
                 json.string(token)
                 json.raw(parts[appStart..<tailStart])
-            case .fields(let jobID, let app, _, let broadcast):
+            case .fields(let jobID, let app, _, let broadcast, _):
                 Self.writeHead(jobID: jobID, broadcast: broadcast, into: &json)
                 json.string(token)
                 Self.writeMiddle(app: app, into: &json)
@@ -144,7 +149,7 @@ struct DeliveryRecordTemplate: Sendable {
             }
             switch storage {
             case .parts(let parts, _, let tailStart): json.raw(parts[tailStart...])
-            case .fields(_, _, let source, _): Self.writeTail(source, into: &json)
+            case .fields(_, _, let source, _, let meta): Self.writeTail(source, meta: meta, into: &json)
             }
         }
     }

@@ -9,6 +9,8 @@ public enum ResultRecord: Sendable, Hashable {
     case channelGone(ChannelGone)
     /// A job that could not be decoded or validated.
     case rejected(Rejected)
+    /// Every token (the broadcast) of a job has its final outcome: the job's summary.
+    case jobDone(JobDone)
 
     public struct Delivery: Sendable, Hashable {
         /// What a delivery record is about: a device token (`token`), or a broadcast's channel
@@ -46,6 +48,8 @@ public enum ResultRecord: Sendable, Hashable {
         /// it never did.
         public var heldMilliseconds: Double?
         public var source: RecordSource
+        /// The job's `meta` bytes, as the sender wrote them; nil when the job has none.
+        public var meta: [UInt8]?
 
         public init(
             jobID: String,
@@ -60,7 +64,8 @@ public enum ResultRecord: Sendable, Hashable {
             latencyMilliseconds: Double,
             final: Bool = true,
             heldMilliseconds: Double? = nil,
-            source: RecordSource
+            source: RecordSource,
+            meta: [UInt8]? = nil
         ) {
             self.jobID = jobID
             self.recipient = recipient
@@ -75,6 +80,7 @@ public enum ResultRecord: Sendable, Hashable {
             self.final = final
             self.heldMilliseconds = heldMilliseconds
             self.source = source
+            self.meta = meta
         }
     }
 
@@ -90,6 +96,7 @@ public enum ResultRecord: Sendable, Hashable {
         /// endpoint). A token is valid in one environment only, so a hygiene service deletes it
         /// from that environment's list.
         public var environment: String
+        public var meta: [UInt8]?
 
         public init(
             token: String,
@@ -98,7 +105,8 @@ public enum ResultRecord: Sendable, Hashable {
             reason: String,
             invalidSince: Int64?,
             jobID: String,
-            environment: String
+            environment: String,
+            meta: [UInt8]? = nil
         ) {
             self.token = token
             self.app = app
@@ -107,6 +115,7 @@ public enum ResultRecord: Sendable, Hashable {
             self.invalidSince = invalidSince
             self.jobID = jobID
             self.environment = environment
+            self.meta = meta
         }
     }
 
@@ -116,12 +125,14 @@ public enum ResultRecord: Sendable, Hashable {
         /// Apple's reason, verbatim (`ChannelNotRegistered`).
         public var reason: String
         public var jobID: String
+        public var meta: [UInt8]?
 
-        public init(channelID: String, app: String, reason: String, jobID: String) {
+        public init(channelID: String, app: String, reason: String, jobID: String, meta: [UInt8]? = nil) {
             self.channelID = channelID
             self.app = app
             self.reason = reason
             self.jobID = jobID
+            self.meta = meta
         }
     }
 
@@ -129,32 +140,40 @@ public enum ResultRecord: Sendable, Hashable {
         public var jobID: String?
         public var error: String
         public var source: RecordSource
+        /// The job's `meta`, when the id and a valid `meta` could be read.
+        public var meta: [UInt8]?
 
-        public init(jobID: String?, error: String, source: RecordSource) {
+        public init(jobID: String?, error: String, source: RecordSource, meta: [UInt8]? = nil) {
             self.jobID = jobID
             self.error = error
             self.source = source
+            self.meta = meta
         }
     }
 
-    /// The Kafka key: the job id for delivery and rejected records, the token for invalidations,
-    /// the channel id for a channel gone.
+    /// The Kafka key: the job id for delivery, job_done and rejected records, the token for
+    /// invalidations, the channel id for a channel gone.
     public var key: String? {
         switch self {
         case .delivery(let delivery): return delivery.jobID
         case .tokenInvalidated(let invalidated): return invalidated.token
         case .channelGone(let gone): return gone.channelID
         case .rejected(let rejected): return rejected.jobID
+        case .jobDone(let done): return done.jobID
         }
     }
 
-    /// The record as UTF-8 JSON, fields in the contract's order.
+    /// The record as UTF-8 JSON, fields in the contract's order; `meta`, when the job has one,
+    /// is always the last member.
     public func encoded() -> [UInt8] {
         var json = JSONWriter()
         switch self {
         case .delivery(let d):
             let broadcast = if case .channel = d.recipient { true } else { false }
-            return DeliveryRecordTemplate(jobID: d.jobID, app: d.app, source: d.source, broadcast: broadcast, records: 1).encode(d)
+            return DeliveryRecordTemplate(jobID: d.jobID, app: d.app, source: d.source, broadcast: broadcast, meta: d.meta, records: 1)
+                .encode(d)
+        case .jobDone(let done):
+            return done.encoded()
         case .channelGone(let g):
             json.raw("{\"type\":\"channel_gone\",")
             json.key("channel_id")
@@ -168,6 +187,7 @@ public enum ResultRecord: Sendable, Hashable {
             json.raw(",")
             json.key("job_id")
             json.string(g.jobID)
+            Self.write(meta: g.meta, into: &json)
             json.raw("}")
         case .tokenInvalidated(let t):
             json.raw("{\"type\":\"token_invalidated\",")
@@ -191,6 +211,7 @@ public enum ResultRecord: Sendable, Hashable {
             json.raw(",")
             json.key("environment")
             json.string(t.environment)
+            Self.write(meta: t.meta, into: &json)
             json.raw("}")
         case .rejected(let r):
             json.raw("{\"type\":\"rejected\",")
@@ -202,6 +223,7 @@ public enum ResultRecord: Sendable, Hashable {
             json.raw(",")
             json.key("source")
             Self.write(r.source, into: &json)
+            Self.write(meta: r.meta, into: &json)
             json.raw("}")
         }
         return json.bytes
@@ -218,5 +240,13 @@ public enum ResultRecord: Sendable, Hashable {
         json.key("offset")
         json.integer(source.offset)
         json.raw("}")
+    }
+
+    /// `,"meta":{…}` with the job's bytes as they are; nothing when there is no `meta`.
+    static func write(meta: [UInt8]?, into json: inout JSONWriter) {
+        guard let meta else { return }
+        json.raw(",")
+        json.key("meta")
+        json.raw(meta[...])
     }
 }

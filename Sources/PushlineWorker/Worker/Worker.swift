@@ -93,6 +93,7 @@ public struct Worker: Sendable {
                 deadLetter: kafka.deadLetterTopic
             ),
             invalidateOn: configuration.worker.invalidateOn,
+            results: ResultsMode(rawValue: configuration.worker.results) ?? .full,
             gate: gate,
             metrics: metrics,
             logger: logger,

@@ -1,0 +1,136 @@
+extension ResultRecord {
+    /// A job's summary (`job_done`), published once every token (the broadcast) of the job has its
+    /// final outcome and before the job's offset is committed. Never for a rejected job, nor for a
+    /// job whose tokens were abandoned (the group's next owner redoes it).
+    public struct JobDone: Sendable, Hashable {
+        /// What the job went to: how many device tokens, or a broadcast's channel.
+        public enum Recipients: Sendable, Hashable {
+            case tokens(Int)
+            case channel(String)
+        }
+
+        /// How many of the job's final outcomes had one status and reason: `"200"` (no reason),
+        /// `"410 Unregistered"`, `"0 timeout"`.
+        public struct Count: Sendable, Hashable {
+            public var status: Int
+            public var reason: String?
+            public var count: Int
+
+            public init(status: Int, reason: String?, count: Int) {
+                self.status = status
+                self.reason = reason
+                self.count = count
+            }
+
+            /// The member name in `counts`: the status, then a space and the reason if any.
+            public var name: String {
+                reason.map { "\(status) \($0)" } ?? String(status)
+            }
+        }
+
+        public var jobID: String
+        public var app: String
+        public var recipients: Recipients
+        /// By status, then reason (no reason first).
+        public var counts: [Count]
+        /// Every token's attempts, summed.
+        public var attempts: Int
+        /// The longest any notification waited in a systemic hold; nil when none did.
+        public var heldMilliseconds: Double?
+        /// When the first request of the job was sent (unix ms); nil when none was (every token
+        /// expired before its send).
+        public var firstSent: Int64?
+        /// When the last final outcome came (unix ms).
+        public var lastAnswer: Int64
+        /// The median and the largest of the tokens' `latency_ms`.
+        public var latencyP50Milliseconds: Double
+        public var latencyMaxMilliseconds: Double
+        public var source: RecordSource
+        public var meta: [UInt8]?
+
+        public init(
+            jobID: String,
+            app: String,
+            recipients: Recipients,
+            counts: [Count],
+            attempts: Int,
+            heldMilliseconds: Double?,
+            firstSent: Int64?,
+            lastAnswer: Int64,
+            latencyP50Milliseconds: Double,
+            latencyMaxMilliseconds: Double,
+            source: RecordSource,
+            meta: [UInt8]? = nil
+        ) {
+            self.jobID = jobID
+            self.app = app
+            self.recipients = recipients
+            self.counts = counts
+            self.attempts = attempts
+            self.heldMilliseconds = heldMilliseconds
+            self.firstSent = firstSent
+            self.lastAnswer = lastAnswer
+            self.latencyP50Milliseconds = latencyP50Milliseconds
+            self.latencyMaxMilliseconds = latencyMaxMilliseconds
+            self.source = source
+            self.meta = meta
+        }
+
+        /// The record as UTF-8 JSON, in the contract's order.
+        func encoded() -> [UInt8] {
+            var json = JSONWriter()
+            json.raw("{\"type\":\"job_done\",")
+            json.key("job_id")
+            json.string(jobID)
+            json.raw(",")
+            json.key("app")
+            json.string(app)
+            json.raw(",")
+            switch recipients {
+            case .tokens(let count):
+                json.key("tokens")
+                json.integer(count)
+            case .channel(let channelID):
+                json.key("channel_id")
+                json.string(channelID)
+            }
+            json.raw(",")
+            json.key("counts")
+            json.raw("{")
+            for (index, count) in counts.enumerated() {
+                if index > 0 { json.raw(",") }
+                json.string(count.name)
+                json.raw(":")
+                json.integer(count.count)
+            }
+            json.raw("},")
+            json.key("attempts")
+            json.integer(attempts)
+            if let heldMilliseconds {
+                json.raw(",")
+                json.key("held_ms")
+                json.tenths(heldMilliseconds)
+            }
+            json.raw(",")
+            json.key("first_sent")
+            json.optionalInteger(firstSent)
+            json.raw(",")
+            json.key("last_answer")
+            json.integer(lastAnswer)
+            json.raw(",")
+            json.key("latency_ms")
+            json.raw("{")
+            json.key("p50")
+            json.tenths(latencyP50Milliseconds)
+            json.raw(",")
+            json.key("max")
+            json.tenths(latencyMaxMilliseconds)
+            json.raw("},")
+            json.key("source")
+            ResultRecord.write(source, into: &json)
+            ResultRecord.write(meta: meta, into: &json)
+            json.raw("}")
+            return json.bytes
+        }
+    }
+}
