@@ -34,4 +34,22 @@ extension Job {
         }
         return notifications
     }
+
+    /// A device-token job's notifications as one batch: the tokens' bytes and a block of ids
+    /// reserved from `ids` (notification `i` is token `i`).
+    func notificationBatch(ids: APNSIDGenerator) -> APNSNotificationBatch {
+        var deviceTokens = APNSDeviceTokens()
+        deviceTokens.reserveCapacity(tokens: tokens.count)
+        for token in tokens { deviceTokens.append(token) }
+        return APNSNotificationBatch(
+            tokens: deviceTokens,
+            ids: ids.reserve(tokens.count),
+            topic: topic,
+            pushType: pushType,
+            priority: priority,
+            expiration: expiration,
+            collapseID: collapseID,
+            payload: payload
+        )
+    }
 }

@@ -24,6 +24,10 @@ final class JobPipeline: Sendable {
     /// Each app's APNs environment, for `token_invalidated` records.
     private let environments: [String: String]
     private let publisher: ResultPublisher
+    /// The publisher, for the deliveries of a job's records (`JobProgress`).
+    var resultPublisher: ResultPublisher { publisher }
+    /// The results topic's name (a job's progress reports deliveries under it).
+    var resultsTopic: String { topics.results }
     private let topics: Topics
     /// The results mode and the reasons that invalidate a token.
     private let rules: OutcomeRules
@@ -180,13 +184,34 @@ final class JobPipeline: Sendable {
             return
         }
 
-        let sent = job.notifications(bundleID: decoder.bundleIDs[job.app] ?? "", ids: ids)
-        client.send(sent, options: options) { [self] index, outcome in
-            // The two fields, not a copy of the whole notification (every field retained).
+        guard job.channelID == nil else {
+            // A broadcast: one notification.
+            let sent = job.notifications(bundleID: decoder.bundleIDs[job.app] ?? "", ids: ids)
+            client.send(sent, options: options) { [self] index, outcome in
+                finish(
+                    job,
+                    token: tokens[index],
+                    apnsID: sent[index].apnsID,
+                    outcome: outcome,
+                    timing: timing,
+                    key: key,
+                    template: template,
+                    appMetrics: appMetrics,
+                    progress: progress
+                )
+            }
+            return
+        }
+        // Device tokens: one batch for the job (the tokens' bytes, a block of ids), no
+        // notification value per token.
+        let batch = job.notificationBatch(ids: ids)
+        let block = batch.ids
+        client.send(batch, options: options) { [self] index, outcome in
             finish(
                 job,
                 token: tokens[index],
-                apnsID: sent[index].apnsID,
+                // APNs echoes the request's id (then nil in the answer) or gives another.
+                apnsID: outcome.response?.apnsID ?? block.id(at: index),
                 outcome: outcome,
                 timing: timing,
                 key: key,

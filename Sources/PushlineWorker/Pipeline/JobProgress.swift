@@ -10,7 +10,8 @@ import Synchronization
 /// and what its `job_done` says, so that ending a job needs no closure. `tokenAcknowledged` is
 /// what each token's last acknowledgement calls, so a token with one record needs no counter of
 /// its own.
-final class JobProgress: Sendable {
+final class JobProgress: KafkaDelivery, @unchecked Sendable {
+    // @unchecked Sendable: every stored property is immutable, atomic or under a mutex.
     let id: RecordID
     /// The job's notifications.
     let weight: Int
@@ -51,6 +52,19 @@ final class JobProgress: Sendable {
         self.undecided = Atomic(tokens)
         self.tally = Mutex(JobTally(expected: tokens))
         self.pipeline = pipeline
+        super.init(topic: pipeline.resultsTopic)
+    }
+
+    // MARK: The delivery of the job's delivery records (`ResultPublisher.publish(_:token:)`)
+
+    override func delivered(_ result: Result<DeliveryReport, KafkaError>) {
+        pipeline.resultPublisher.reportArrived()
+        if case .success = result { tokenAcknowledged() }
+    }
+
+    override func undelivered(_ error: KafkaError, record: UndeliveredRecord) {
+        pipeline.resultPublisher.reportArrived()
+        pipeline.resultPublisher.undelivered(record, progress: self, error: error)
     }
 
     /// A token's final outcome, before its records are published: counted for `job_done`.

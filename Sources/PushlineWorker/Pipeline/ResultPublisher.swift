@@ -59,7 +59,32 @@ final class ResultPublisher: Sendable {
 
     /// Sends a token's only record; its job's progress counts the acknowledgement.
     func publish(_ record: Outgoing, token progress: JobProgress) {
-        attempt(Pending(record: record, failures: 0, acknowledged: .token(progress)))
+        let seen = deliveries.load(ordering: .sequentiallyConsistent)
+        do throws(KafkaError) {
+            // The job's progress is the record's delivery: no object per record (it gets the
+            // record back from librdkafka's report if it must be sent again).
+            try producer.send(topic: record.topic, key: record.key, value: record.value, headers: record.headers, delivery: progress)
+        } catch {
+            let pending = Pending(record: record, failures: 0, acknowledged: .token(progress))
+            guard error.code == .queueFull else {
+                failed(pending, error: error)
+                return
+            }
+            waitForRoom([pending], deliveriesSeen: seen)
+        }
+    }
+
+    /// A record published with `publish(_:token:)` was not delivered: it goes again like any
+    /// other, now with an object of its own.
+    func undelivered(_ record: UndeliveredRecord, progress: JobProgress, error: KafkaError) {
+        failed(
+            Pending(
+                record: Outgoing(topic: record.topic, key: record.key, value: record.value),
+                failures: 0,
+                acknowledged: .token(progress)
+            ),
+            error: error
+        )
     }
 
     var queueDepth: Int { producer.outstandingCount }
