@@ -1,12 +1,18 @@
 import PushlineAPNS
 import Synchronization
 
-/// Bounds the notifications in flight: the intake waits while the count is at `limit`
+/// The one count of the work in flight: the jobs handed to the pipeline and not yet done with
+/// (their records not all acknowledged, or given up), and their notifications. Admission, the
+/// shutdown drain, the metrics and the uncommitted-work gauge all read it; nothing else counts.
+///
+/// It bounds the notifications: the intake waits while the count is at `limit`
 /// (`waitForRoom`), and, once it has paused the partitions, until releases bring the count down
 /// to `lowWater` (`waitForLowWater`), so the backlog stays in Kafka, not in memory.
 ///
-/// Every token of every job passes `add` and `release`, from the intake and from the producer's
-/// delivery thread; both are atomics, and a release takes a lock only to wake a waiting intake.
+/// A job passes `jobStarted` (its record arrived), `add` (its notifications, once decoded) and
+/// `jobEnded` (everything it published is acknowledged, or it was given up), from the intake and
+/// from the producer's delivery thread: atomics, one set per job, and a lock only to wake a
+/// waiting task.
 /// Waits end early, returning false, when the waiting task is cancelled (shutdown).
 ///
 /// Lanes: urgent notifications count in the total, so bulk intake yields to them, but they wait
@@ -50,6 +56,20 @@ final class InflightGate: Sendable {
 
     /// Adds `n` in-flight notifications (a job's tokens are admitted whole, so one job may take
     /// the count past `limit` by at most its own size).
+    /// Jobs in flight (the shutdown drain waits for none).
+    let jobs = WaitableCount()
+
+    /// A job's record reached the pipeline.
+    func jobStarted() {
+        jobs.add(1)
+    }
+
+    /// A job is done with: its `notifications` leave the count with it (0 for a rejected record).
+    func jobEnded(notifications: Int, lane: SendLane = .bulk) {
+        if notifications > 0 { release(notifications, lane: lane) }
+        jobs.subtract(1)
+    }
+
     func add(_ n: Int, lane: SendLane = .bulk) {
         if lane == .urgent { urgent.add(n) }
         inflight.add(n)

@@ -39,12 +39,6 @@ final class JobPipeline: Sendable {
     private let ids = APNSIDGenerator()
     private let logger: Logger
     private let wallClockMilliseconds: @Sendable () -> Int64
-    /// Jobs handed to the pipeline whose results are not all acknowledged yet (the shutdown
-    /// drain waits for it to reach zero).
-    let active = WaitableCount()
-    /// The notifications of those jobs (with the consumer's `uncommittedWeight`, what a crash
-    /// now would make the group send again).
-    let activeNotifications = WaitableCount()
     /// How long notifications waited before their first send (the window controller reads it).
     let queueDelays = QueueDelayMeter()
 
@@ -73,7 +67,6 @@ final class JobPipeline: Sendable {
         self.metrics = metrics
         self.logger = logger
         self.wallClockMilliseconds = wallClockMilliseconds
-        let (active, activeNotifications) = (self.active, self.activeNotifications)
         self.recordEnded = { id, weight, completed in
             if completed {
                 // Uncommitted all along: the consumer counts the weight from here until the commit.
@@ -81,15 +74,13 @@ final class JobPipeline: Sendable {
             } else {
                 abandon(id)
             }
-            activeNotifications.subtract(weight)
-            active.subtract(1)
         }
     }
 
     /// Decodes one record and starts its work, in `lane`. Never throws: a bad record becomes a
     /// rejection. Thread-safe: the bulk and urgent intakes call it concurrently.
     func handle(_ record: KafkaRecord, lane: SendLane = .bulk) {
-        active.add(1)
+        gate.jobStarted()
         let source = RecordSource(topic: record.topic, partition: record.partition, offset: record.offset)
         switch decoder.decode(record.value) {
         case .failure(let rejection):
@@ -110,7 +101,10 @@ final class JobPipeline: Sendable {
         let error = rejection.description
         let result = ResultRecord.rejected(.init(jobID: rejection.jobID, error: error, source: source, meta: rejection.meta))
         let id = record.id
-        let countdown = Countdown(2) { [recordEnded] in recordEnded(id, 0, true) }
+        let countdown = Countdown(2) { [recordEnded, gate] in
+            recordEnded(id, 0, true)
+            gate.jobEnded(notifications: 0)
+        }
         publisher.publish(
             .init(topic: topics.results, key: result.key.map { Array($0.utf8) }, value: result.encoded()),
             acknowledged: countdown.countDown
@@ -137,7 +131,6 @@ final class JobPipeline: Sendable {
         // The device tokens, or a broadcast's one channel: one request and one delivery each.
         let tokens = job.recipients
         gate.add(tokens.count, lane: lane)
-        activeNotifications.add(tokens.count)
         let laneMetrics = metrics.lane(lane)
         let progress = JobProgress(
             id: id,
@@ -234,6 +227,9 @@ final class JobPipeline: Sendable {
             )
         }
         recordEnded(progress.id, progress.weight, done)
+        // Its notifications leave the count when the job does: the consumer counts a completed
+        // job's weight as uncommitted from here until the commit.
+        gate.jobEnded(notifications: progress.weight, lane: progress.lane)
     }
 
     /// When a job's record arrived, and its lane, for its tokens' latency metrics.

@@ -99,11 +99,11 @@ final class JobProgress: KafkaDelivery, @unchecked Sendable {
     func tokenAbandoned() {
         abandoned.store(true, ordering: .releasing)
         outcomeKnown()
-        tokenEnded()
+        acknowledgementEnded()
     }
 
     func tokenAcknowledged() {
-        tokenEnded()
+        acknowledgementEnded()
     }
 
     /// Kafka has the job's `job_done` record.
@@ -119,11 +119,6 @@ final class JobProgress: KafkaDelivery, @unchecked Sendable {
         } else {
             pipeline.publishSummary(tally.withLock { $0.record(for: job, source: source) }, progress: self)
         }
-    }
-
-    private func tokenEnded() {
-        pipeline.gate.release(1, lane: lane)
-        acknowledgementEnded()
     }
 
     private func acknowledgementEnded() {

@@ -49,7 +49,7 @@ final class PipelineService: Service, Sendable {
             )
         }
         let ending = await drain.run()
-        let unfinished = pipeline.active.value
+        let unfinished = pipeline.gate.jobs.value
         if unfinished > 0 {
             logger.warning(
                 "shutdown timeout: jobs left unfinished will be redone by the group",

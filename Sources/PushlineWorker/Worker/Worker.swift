@@ -105,7 +105,7 @@ public struct Worker: Sendable {
             gate: gate,
             publisher: publisher,
             clients: pools.clients,
-            uncommitted: { pipeline.activeNotifications.value + consumer.uncommittedWeight },
+            uncommitted: { gate.count + consumer.uncommittedWeight },
             assigned: { consumer.assignment.count }
         )
         let window = WindowController(
@@ -128,7 +128,7 @@ public struct Worker: Sendable {
             }
         )
         let drain = ShutdownDrain(
-            activeJobs: pipeline.active,
+            activeJobs: gate.jobs,
             timeout: shutdownTimeout,
             onlyHeldWorkLeft: { pools.onlyHeldWorkLeft() },
             holdChanged: pools.holdChanged
