@@ -34,12 +34,7 @@ public struct HTTP2HeaderBlock: ~Copyable {
         let valueStart = bytes.count
         Self.appendUTF8(value, to: &bytes)
         if !valueSuffix.isEmpty { Self.appendUTF8(valueSuffix, to: &bytes) }
-        fields.append(
-            (
-                nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart,
-                neverIndex ? UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) : 0
-            )
-        )
+        endField(nameStart: nameStart, valueStart: valueStart, neverIndex: neverIndex)
     }
 
     /// Appends a field whose value is `valuePrefix` followed by `valueBytes` (a device token
@@ -50,6 +45,12 @@ public struct HTTP2HeaderBlock: ~Copyable {
         let valueStart = bytes.count
         if !valuePrefix.isEmpty { Self.appendUTF8(valuePrefix, to: &bytes) }
         bytes.append(contentsOf: valueBytes)
+        endField(nameStart: nameStart, valueStart: valueStart, neverIndex: neverIndex)
+    }
+
+    /// Records the field whose name starts at `nameStart` and whose value runs from `valueStart`
+    /// to the end of the bytes written so far.
+    private mutating func endField(nameStart: Int, valueStart: Int, neverIndex: Bool) {
         fields.append(
             (
                 nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart,
@@ -80,12 +81,7 @@ public struct HTTP2HeaderBlock: ~Copyable {
         let valueStart = bytes.count
         Self.appendUTF8(value, to: &bytes)
         if !valueSuffix.isEmpty { Self.appendUTF8(valueSuffix, to: &bytes) }
-        fields.append(
-            (
-                nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart,
-                neverIndex ? UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) : 0
-            )
-        )
+        endField(nameStart: nameStart, valueStart: valueStart, neverIndex: neverIndex)
     }
 
     /// Calls `body` with an nv array over the block; the pointers are valid only inside `body`.

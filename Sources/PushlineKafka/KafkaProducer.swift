@@ -58,14 +58,7 @@ public final class KafkaProducer: Sendable {
         headers: [KafkaHeader] = [],
         delivery: KafkaDelivery
     ) throws(KafkaError) {
-        try core.produce(
-            topic: delivery.topic,
-            partition: partition ?? RD_KAFKA_PARTITION_UA,
-            key: key,
-            value: value,
-            headers: headers,
-            delivery: delivery
-        )
+        try send(topic: delivery.topic, partition: partition, key: key, value: value, headers: headers, delivery: delivery)
     }
 
     /// Enqueues a record on `topic` whose delivery report goes to `delivery` (one delivery may

@@ -132,6 +132,21 @@ final class JobPipeline: Sendable {
         let tokens = job.recipients
         gate.add(tokens.count, lane: lane)
         let laneMetrics = metrics.lane(lane)
+        // Every delivery record of the job has the job id as its key, and the same job id, app and
+        // source in its value: made once for all of them.
+        let shared = JobRecordsContext(
+            key: Array(job.id.utf8),
+            template: DeliveryRecordTemplate(
+                jobID: job.id,
+                app: job.app,
+                source: source,
+                broadcast: job.channelID != nil,
+                meta: job.meta,
+                records: tokens.count
+            ),
+            appMetrics: self.appMetrics[job.app] ?? metrics.app(job.app),
+            received: received
+        )
         let progress = JobProgress(
             id: id,
             job: job,
@@ -139,21 +154,9 @@ final class JobPipeline: Sendable {
             lane: lane,
             laneMetrics: laneMetrics,
             producedAt: producedAt,
+            shared: shared,
             pipeline: self
         )
-        // Every delivery record of the job has the job id as its key, and the same job id, app and
-        // source in its value: made once for all of them.
-        let key = Array(job.id.utf8)
-        let template = DeliveryRecordTemplate(
-            jobID: job.id,
-            app: job.app,
-            source: source,
-            broadcast: job.channelID != nil,
-            meta: job.meta,
-            records: tokens.count
-        )
-        let appMetrics = self.appMetrics[job.app] ?? metrics.app(job.app)
-        let timing = Timing(received: received, lane: laneMetrics)
         guard let client = clients[job.app] else {
             // The decoder only accepts configured apps; this cannot happen unless they diverge.
             preconditionFailure("job \(job.id) names app '\(job.app)' with no APNs client")
@@ -161,57 +164,26 @@ final class JobPipeline: Sendable {
 
         let options = sendOptions(for: job, lane: lane, group: id.generation)
         if let deadline = options.deadline, deadline <= .now {
-            for token in tokens {
-                finish(
-                    job,
-                    token: token,
-                    apnsID: nil,
-                    outcome: APNSOutcome(noResponse: .expired, attempts: 0, latencyMilliseconds: 0),
-                    timing: timing,
-                    key: key,
-                    template: template,
-                    appMetrics: appMetrics,
-                    progress: progress
-                )
-            }
+            // Past its deadline already: every token ends expired, never sent.
+            let expired = APNSOutcome(noResponse: .expired, attempts: 0, latencyMilliseconds: 0)
+            for index in tokens.indices { finish(progress, index: index, apnsID: nil, outcome: expired) }
             return
         }
-
         guard job.channelID == nil else {
             // A broadcast: one notification.
             let sent = job.notifications(bundleID: decoder.bundleIDs[job.app] ?? "", ids: ids)
             client.send(sent, options: options) { [self] index, outcome in
-                finish(
-                    job,
-                    token: tokens[index],
-                    apnsID: sent[index].apnsID,
-                    outcome: outcome,
-                    timing: timing,
-                    key: key,
-                    template: template,
-                    appMetrics: appMetrics,
-                    progress: progress
-                )
+                finish(progress, index: index, apnsID: sent[index].apnsID, outcome: outcome)
             }
             return
         }
         // Device tokens: one batch for the job (the tokens' bytes, a block of ids), no
-        // notification value per token.
+        // notification value per token. APNs echoes the request's id (nil in the answer) or
+        // gives another.
         let batch = job.notificationBatch(ids: ids)
         let block = batch.ids
         client.send(batch, options: options) { [self] index, outcome in
-            finish(
-                job,
-                token: tokens[index],
-                // APNs echoes the request's id (then nil in the answer) or gives another.
-                apnsID: outcome.response?.apnsID ?? block.id(at: index),
-                outcome: outcome,
-                timing: timing,
-                key: key,
-                template: template,
-                appMetrics: appMetrics,
-                progress: progress
-            )
+            finish(progress, index: index, apnsID: outcome.response?.apnsID ?? block.id(at: index), outcome: outcome)
         }
     }
 
@@ -230,12 +202,6 @@ final class JobPipeline: Sendable {
         // Its notifications leave the count when the job does: the consumer counts a completed
         // job's weight as uncommitted from here until the commit.
         gate.jobEnded(notifications: progress.weight, lane: progress.lane)
-    }
-
-    /// When a job's record arrived, and its lane, for its tokens' latency metrics.
-    private struct Timing {
-        var received: MonotonicInstant
-        var lane: WorkerMetrics.LaneMetrics
     }
 
     /// The job's deadline and the last moment a retry may start, as monotonic instants; `group`
@@ -259,17 +225,7 @@ final class JobPipeline: Sendable {
 
     /// A token's final outcome: publish its records (`OutcomeRecords` decides which); the token
     /// leaves the in-flight count when Kafka has them all.
-    private func finish(
-        _ job: Job,
-        token: String,
-        apnsID: String?,
-        outcome: APNSOutcome,
-        timing: Timing,
-        key: [UInt8],
-        template: DeliveryRecordTemplate,
-        appMetrics: WorkerMetrics.AppMetrics,
-        progress: JobProgress
-    ) {
+    private func finish(_ progress: JobProgress, index: Int, apnsID: String?, outcome: APNSOutcome) {
         if outcome.noResponse == .shutdown || outcome.noResponse == .withdrawn {
             // The pool shut down before a final answer, or a revoke withdrew the token's request:
             // nothing is published, and the job is never completed, so the group's next owner
@@ -278,12 +234,12 @@ final class JobPipeline: Sendable {
             return
         }
         let records = OutcomeRecords.decide(
-            job: job,
-            recipient: token,
+            job: progress.job,
+            recipient: progress.job.channelID ?? progress.job.tokens[index],
             apnsID: apnsID,
             outcome: outcome,
             source: progress.source,
-            environment: environments[job.app] ?? "custom",
+            environment: environments[progress.job.app] ?? "custom",
             rules: rules
         )
         let reason = outcome.reasonString
@@ -296,11 +252,11 @@ final class JobPipeline: Sendable {
             answeredAt: wallClockMilliseconds()
         )
         if let invalidation = records.invalidation {
-            metrics.invalidation(app: job.app, reason: invalidation.reason)
+            metrics.invalidation(app: progress.job.app, reason: invalidation.reason)
         }
-        let elapsedNanoseconds = MonotonicInstant.now.nanoseconds(since: timing.received)
+        let elapsedNanoseconds = MonotonicInstant.now.nanoseconds(since: progress.shared.received)
         metrics.notification(
-            appMetrics,
+            progress.shared.appMetrics,
             status: outcome.status,
             reason: reason,
             attempts: outcome.attempts,
@@ -308,15 +264,15 @@ final class JobPipeline: Sendable {
         )
         let queueDelay = elapsedNanoseconds - Int64(outcome.latencyMilliseconds * 1_000_000)
         queueDelays.add(nanoseconds: queueDelay)
-        metrics.laneQueueDelay(timing.lane, nanoseconds: queueDelay)
+        metrics.laneQueueDelay(progress.laneMetrics, nanoseconds: queueDelay)
 
-        publish(records, key: key, template: template, progress: progress)
+        publish(records, progress: progress)
         progress.tokenPublished()
     }
 
     /// Publishes one token's records; the token is done when Kafka has them all (at once when
     /// there are none, as for a 2xx in compact mode).
-    private func publish(_ records: OutcomeRecords, key: [UInt8], template: DeliveryRecordTemplate, progress: JobProgress) {
+    private func publish(_ records: OutcomeRecords, progress: JobProgress) {
         var extra: [ResultPublisher.Outgoing] = []
         if let invalidation = records.invalidation {
             let value = ResultRecord.tokenInvalidated(invalidation).encoded()
@@ -337,7 +293,7 @@ final class JobPipeline: Sendable {
             }
         }
         let delivery = records.delivery.map {
-            ResultPublisher.Outgoing(topic: topics.results, key: key, value: template.encode($0))
+            ResultPublisher.Outgoing(topic: topics.results, key: progress.shared.key, value: progress.shared.template.encode($0))
         }
         switch (delivery, extra.isEmpty) {
         case (nil, true):

@@ -21,6 +21,9 @@ final class JobProgress: KafkaDelivery, @unchecked Sendable {
     let producedAt: Int64?
     let job: Job
     let source: RecordSource
+    /// What each token's records share (made once per job): the delivery records' key and
+    /// template, the app's metrics, and when the job's record arrived.
+    let shared: JobRecordsContext
     /// Acknowledgements still to come: one per token, and one for the `job_done` record (or for
     /// its absence, when a token was abandoned).
     private let remaining: Atomic<Int>
@@ -37,6 +40,7 @@ final class JobProgress: KafkaDelivery, @unchecked Sendable {
         lane: SendLane,
         laneMetrics: WorkerMetrics.LaneMetrics,
         producedAt: Int64?,
+        shared: JobRecordsContext,
         pipeline: JobPipeline
     ) {
         let tokens = job.recipients.count
@@ -48,6 +52,7 @@ final class JobProgress: KafkaDelivery, @unchecked Sendable {
         self.lane = lane
         self.laneMetrics = laneMetrics
         self.producedAt = producedAt
+        self.shared = shared
         self.remaining = Atomic(tokens + 1)
         self.undecided = Atomic(tokens)
         self.tally = Mutex(JobTally(expected: tokens))
