@@ -1,9 +1,14 @@
-/// Device tokens as one byte array and their end offsets: a job's tokens in two allocations
-/// instead of a `String` each. Token `i` is `bytes[ends[i - 1] ..< ends[i]]` (from 0 for the
-/// first).
+/// Device tokens as one byte array and their end offsets: a job's tokens in one or two
+/// allocations instead of a `String` each. While every token has the same length (APNs tokens
+/// are 64 hex digits), token `i` is `bytes[i * length ..< (i + 1) * length]` and no offsets are
+/// kept; otherwise token `i` is `bytes[ends[i - 1] ..< ends[i]]` (from 0 for the first).
 public struct APNSDeviceTokens: Sendable, Hashable {
     public private(set) var bytes: [UInt8]
-    public private(set) var ends: [Int32]
+    /// Every token's end, once the lengths differ (empty while they are uniform).
+    private var ends: [Int32]
+    /// The tokens' common length while they are uniform, and how many there are.
+    private var uniformLength: Int?
+    public private(set) var count = 0
 
     public init() {
         bytes = []
@@ -18,7 +23,6 @@ public struct APNSDeviceTokens: Sendable, Hashable {
     /// Room for `count` tokens of `length` bytes each, so appending them allocates nothing more.
     public mutating func reserveCapacity(tokens count: Int, length: Int = 64) {
         bytes.reserveCapacity(count * length)
-        ends.reserveCapacity(count)
     }
 
     public mutating func append(_ token: String) {
@@ -27,17 +31,25 @@ public struct APNSDeviceTokens: Sendable, Hashable {
     }
 
     public mutating func append(bytes token: UnsafeRawBufferPointer) {
+        if count == 0 {
+            uniformLength = token.count
+        } else if let length = uniformLength, length != token.count {
+            // The first token of another length: from here on, every token's end is kept.
+            ends = (1...count).map { Int32($0 * length) }
+            uniformLength = nil
+        }
         bytes.append(contentsOf: token)
-        ends.append(Int32(bytes.count))
+        if uniformLength == nil { ends.append(Int32(bytes.count)) }
+        count += 1
     }
 
-    public var count: Int { ends.count }
-
-    public var isEmpty: Bool { ends.isEmpty }
+    public var isEmpty: Bool { count == 0 }
 
     /// The byte range of token `index` in `bytes`.
     public func range(at index: Int) -> Range<Int> {
-        (index == 0 ? 0 : Int(ends[index - 1]))..<Int(ends[index])
+        precondition(index >= 0 && index < count, "token \(index) of \(count)")
+        if let length = uniformLength { return (index * length)..<((index + 1) * length) }
+        return (index == 0 ? 0 : Int(ends[index - 1]))..<Int(ends[index])
     }
 
     /// Calls `body` with the bytes of token `index`, valid only inside `body`.

@@ -33,4 +33,16 @@ import Testing
         #expect(tokens.range(at: 1) == 2..<6)
         #expect(APNSDeviceTokens(["x", "yz"]) == APNSDeviceTokens(["x", "yz"]))
     }
+
+    /// Tokens of one length keep no offsets; a token of another length switches to offsets
+    /// without changing any token.
+    @Test func uniformTokensThenAnotherLength() {
+        var tokens = APNSDeviceTokens(["ab", "cd", "ef"])
+        #expect((0..<3).map(tokens.range(at:)) == [0..<2, 2..<4, 4..<6])
+        tokens.append("ghi")
+        tokens.append("j")
+        #expect((0..<5).map(tokens.token(at:)) == ["ab", "cd", "ef", "ghi", "j"])
+        #expect(tokens.count == 5 && !tokens.isEmpty)
+        #expect(APNSDeviceTokens().isEmpty)
+    }
 }

@@ -313,9 +313,8 @@ final class JobPipeline: Sendable {
     /// `job_done` follows them, keyed by job id like its deliveries (the same partition, after
     /// them), and the job is complete once Kafka has it.
     func publishSummary(_ summary: ResultRecord.JobDone, progress: JobProgress) {
-        publisher.publish(
-            .init(topic: topics.results, key: Array(summary.jobID.utf8), value: summary.encoded()),
-            acknowledged: progress.summaryAcknowledged
-        )
+        // Its acknowledgement ends the job's last count like a token's does: the job's progress
+        // is its delivery too (no object of its own).
+        publisher.publish(.init(topic: topics.results, key: progress.shared.key, value: summary.encoded()), token: progress)
     }
 }

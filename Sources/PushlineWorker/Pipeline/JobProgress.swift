@@ -107,12 +107,9 @@ final class JobProgress: KafkaDelivery, @unchecked Sendable {
         acknowledgementEnded()
     }
 
+    /// Kafka has a token's last record, or the job's `job_done` record (each is one of the
+    /// acknowledgements the job waits for).
     func tokenAcknowledged() {
-        acknowledgementEnded()
-    }
-
-    /// Kafka has the job's `job_done` record.
-    func summaryAcknowledged() {
         acknowledgementEnded()
     }
 
