@@ -16,6 +16,8 @@ package final class NGHTTP2Session {
     // nghttp2 callbacks run inside our calls into the session, but touch no property those calls
     // hold open); their run-time checks were ~1.8% of the worker's CPU (docs/architecture.md).
     @exclusivity(unchecked) private var headerBlock = HTTP2HeaderBlock()
+    /// The last flush's buffer, for the next one (`flushOutput`).
+    @exclusivity(unchecked) private var output: ByteBuffer?
     /// Client sessions allocate from this pool (see `NGHTTP2MemoryPool`); released after the
     /// session is deleted in deinit, so it outlives every allocation nghttp2 frees.
     private let memoryPool: NGHTTP2MemoryPool?
@@ -110,11 +112,18 @@ package final class NGHTTP2Session {
     /// Writes everything nghttp2 has to send to `context` as one buffer with one flush (the write
     /// coalescing both handlers rely on). Returns false once the session wants neither to read
     /// nor to write: GOAWAY exchanged and nothing in flight, so the connection is done.
+    ///
+    /// The buffer is kept for the next flush: the TLS handler encrypts what it is given before
+    /// `writeAndFlush` returns, so by then the buffer is this session's alone again and is
+    /// reused without an allocation (when something else still holds it, `clear` copies, as a
+    /// new buffer would). One that grew past 64 KiB in a burst is let go.
     package func flushOutput(to context: ChannelHandlerContext) throws -> Bool {
-        var out = context.channel.allocator.buffer(capacity: 16 * 1024)
+        var out = output.take() ?? context.channel.allocator.buffer(capacity: 16 * 1024)
+        out.clear()
         if try send(into: &out) > 0 {
             context.writeAndFlush(NIOAny(out), promise: nil)
         }
+        if out.capacity <= 64 * 1024 { output = out }
         return wantsRead || wantsWrite
     }
 
