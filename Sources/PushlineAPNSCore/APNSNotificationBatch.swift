@@ -39,20 +39,6 @@ public struct APNSNotificationBatch: Sendable {
 
     public var count: Int { tokens.count }
 
-    /// Notification `index` as a value of its own (for logs and tests; it makes two strings).
-    public func notification(at index: Int) -> APNSNotification {
-        APNSNotification(
-            deviceToken: tokens.token(at: index),
-            topic: topic,
-            pushType: pushType,
-            priority: priority,
-            expiration: expiration,
-            collapseID: collapseID,
-            apnsID: ids.id(at: index),
-            payload: payload
-        )
-    }
-
     /// What every notification of the batch shares, as a notification whose device token and
     /// `apns-id` are empty: the header rules (`APNSRequestHeaders`) read it.
     public var prototype: APNSNotification {

@@ -6,7 +6,7 @@ import NIOCore
 public protocol HTTP2ClientDelegate: AnyObject {
     /// The peer's SETTINGS_MAX_CONCURRENT_STREAMS took a new value (also on its first SETTINGS).
     func http2Client(_ client: HTTP2ClientHandler, peerMaxConcurrentStreamsChanged value: Int)
-    /// A stream submitted with `submit(_:tag:)` ended: its response, or why it has none.
+    /// A stream submitted with `submit(tag:body:writeHeaders:)` ended: its response, or why it has none.
     /// Called once per such stream, in the order the streams ended.
     func http2Client(_ client: HTTP2ClientHandler, completed tag: HTTP2StreamTag, result: Result<HTTP2Response, HTTP2StreamError>)
     /// Streams finished in the last read or write batch (after their completions were delivered).

@@ -98,17 +98,12 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
         }
     }
 
-    /// Submits a request whose outcome goes to the delegate's `http2Client(_:completed:result:)`
-    /// with `tag`. Returns the stream id (for `cancel`); throws when the request cannot be
-    /// submitted (the delegate then hears nothing of it).
-    public func submit(_ request: HTTP2Request, tag: HTTP2StreamTag) throws(HTTP2StreamError) -> Int32 {
-        try submit(request, completion: .tag(tag))
-    }
-
     /// Submits a request whose header block `writeHeaders` writes straight into the session's
     /// reused block (`:method`, `:scheme`, `:authority` and `:path` first, then the regular
-    /// fields), with `body`; its outcome goes to the delegate with `tag`, as `submit(_:tag:)`.
-    /// Nothing is built per request but the fields' bytes.
+    /// fields), with `body`; its outcome goes to the delegate's `http2Client(_:completed:result:)`
+    /// with `tag`. Returns the stream id (for `cancel`); throws when the request cannot be
+    /// submitted (the delegate then hears nothing of it). Nothing is built per request but the
+    /// fields' bytes.
     public func submit(
         tag: HTTP2StreamTag,
         body: ByteBuffer?,

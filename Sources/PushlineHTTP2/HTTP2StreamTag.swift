@@ -1,4 +1,4 @@
-/// What a stream submitted with `HTTP2ClientHandler.submit(_:tag:)` carries to its completion:
+/// What a stream submitted with `HTTP2ClientHandler.submit(tag:body:writeHeaders:)` carries to its completion:
 /// two words of the caller's own and, if it needs one, an object kept alive until then (a pool
 /// passes its immutable request batch, the request's id and index, and the send time).
 public struct HTTP2StreamTag {
