@@ -34,7 +34,7 @@ import Testing
         ).get()
         #expect(full.priority == .low && full.expiration == 1_790_000_000 && full.app == "news")
 
-        let notifications = full.notifications(bundleID: "com.example.news", ids: APNSIDGenerator(seed: 1))
+        let notifications = full.broadcastNotifications(bundleID: "com.example.news", ids: APNSIDGenerator(seed: 1))
         #expect(notifications.count == 1)
         let sent = try #require(notifications.first)
         #expect(sent.path == "/4/broadcasts/apps/com.example.news")

@@ -171,7 +171,7 @@ final class JobPipeline: Sendable {
         }
         guard job.channelID == nil else {
             // A broadcast: one notification.
-            let sent = job.notifications(bundleID: decoder.bundleIDs[job.app] ?? "", ids: ids)
+            let sent = job.broadcastNotifications(bundleID: decoder.bundleIDs[job.app] ?? "", ids: ids)
             client.send(sent, options: options) { [self] index, outcome in
                 finish(progress, index: index, apnsID: sent[index].apnsID, outcome: outcome)
             }
@@ -243,14 +243,7 @@ final class JobPipeline: Sendable {
             rules: rules
         )
         let reason = outcome.reasonString
-        progress.tokenFinal(
-            status: outcome.status,
-            reason: reason,
-            attempts: outcome.attempts,
-            latencyMilliseconds: outcome.latencyMilliseconds,
-            heldMilliseconds: outcome.heldMilliseconds,
-            answeredAt: wallClockMilliseconds()
-        )
+        progress.tokenFinal(outcome, answeredAt: wallClockMilliseconds())
         if let invalidation = records.invalidation {
             metrics.invalidation(app: progress.job.app, reason: invalidation.reason)
         }
@@ -273,24 +266,21 @@ final class JobPipeline: Sendable {
     /// Publishes one token's records; the token is done when Kafka has them all (at once when
     /// there are none, as for a 2xx in compact mode).
     private func publish(_ records: OutcomeRecords, progress: JobProgress) {
+        // A dead token (keyed by token) or a missing channel (keyed by channel) goes on the
+        // results topic and on the invalidations topic when there is one.
         var extra: [ResultPublisher.Outgoing] = []
-        if let invalidation = records.invalidation {
-            let value = ResultRecord.tokenInvalidated(invalidation).encoded()
-            let token = Array(invalidation.token.utf8)
-            extra.append(.init(topic: topics.results, key: token, value: value))
+        func invalidation(key: String, value: [UInt8]) {
+            let key = Array(key.utf8)
+            extra.append(.init(topic: topics.results, key: key, value: value))
             if let invalidations = topics.invalidations {
-                extra.append(.init(topic: invalidations, key: token, value: value))
+                extra.append(.init(topic: invalidations, key: key, value: value))
             }
         }
+        if let invalidated = records.invalidation {
+            invalidation(key: invalidated.token, value: ResultRecord.tokenInvalidated(invalidated).encoded())
+        }
         if let gone = records.channelGone {
-            // Keyed by channel, on the results topic and, like token_invalidated, on the
-            // invalidations topic when there is one.
-            let value = ResultRecord.channelGone(gone).encoded()
-            let channel = Array(gone.channelID.utf8)
-            extra.append(.init(topic: topics.results, key: channel, value: value))
-            if let invalidations = topics.invalidations {
-                extra.append(.init(topic: invalidations, key: channel, value: value))
-            }
+            invalidation(key: gone.channelID, value: ResultRecord.channelGone(gone).encoded())
         }
         let delivery = records.delivery.map {
             ResultPublisher.Outgoing(topic: topics.results, key: progress.shared.key, value: progress.shared.template.encode($0))

@@ -1,4 +1,5 @@
 import PushlineAPNS
+import PushlineAPNSCore
 import PushlineKafka
 import Synchronization
 
@@ -73,21 +74,14 @@ final class JobProgress: KafkaDelivery, @unchecked Sendable {
     }
 
     /// A token's final outcome, before its records are published: counted for `job_done`.
-    func tokenFinal(
-        status: Int,
-        reason: String?,
-        attempts: Int,
-        latencyMilliseconds: Double,
-        heldMilliseconds: Double?,
-        answeredAt: Int64
-    ) {
+    func tokenFinal(_ outcome: APNSOutcome, answeredAt: Int64) {
         tally.withLock {
             $0.add(
-                status: status,
-                reason: reason,
-                attempts: attempts,
-                latencyMilliseconds: latencyMilliseconds,
-                heldMilliseconds: heldMilliseconds,
+                status: outcome.status,
+                reason: outcome.reasonString,
+                attempts: outcome.attempts,
+                latencyMilliseconds: outcome.latencyMilliseconds,
+                heldMilliseconds: outcome.heldMilliseconds,
                 answeredAt: answeredAt
             )
         }
