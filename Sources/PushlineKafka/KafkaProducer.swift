@@ -82,6 +82,33 @@ public final class KafkaProducer: Sendable {
         )
     }
 
+    /// The topic `name`, resolved once: records sent with `send(to:...)` cost no lookup of the
+    /// topic by name. Throws when librdkafka cannot make a handle for it.
+    public func topic(_ name: String) throws(KafkaError) -> KafkaTopic {
+        try KafkaTopic(handle: core.topic(name))
+    }
+
+    /// Enqueues a record on `topic` whose delivery report goes to `delivery`; throws like
+    /// `send(topic:partition:key:value:headers:onDelivery:)`, and then `delivery` hears nothing of
+    /// this record. The hot path: no lookup of the topic by name.
+    public func send(
+        to topic: KafkaTopic,
+        partition: Int32? = nil,
+        key: [UInt8]?,
+        value: [UInt8],
+        headers: [KafkaHeader] = [],
+        delivery: KafkaDelivery
+    ) throws(KafkaError) {
+        try core.produce(
+            topic: topic.handle,
+            partition: partition ?? RD_KAFKA_PARTITION_UA,
+            key: key,
+            value: value,
+            headers: headers,
+            delivery: delivery
+        )
+    }
+
     /// Sends a record and waits for its delivery report. A full queue is retried after the next
     /// delivery reports free room, until the task is cancelled.
     public func send(

@@ -1,6 +1,7 @@
 import CRdKafka
 import Foundation
 import Logging
+import Synchronization
 
 /// The producer's engine: `produceva` from any thread, and a poll thread that serves delivery
 /// reports, logs, errors, statistics and flush requests.
@@ -19,6 +20,8 @@ final class ProducerCore: @unchecked Sendable {
     /// Tasks waiting for the queue to shrink: resumed after the next poll that served delivery
     /// reports, or at stop.
     private var roomWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Each topic's handle, made on first use and kept for the producer's lifetime.
+    private let topics = Mutex<[String: RDKafkaTopic]>([:])
 
     init(client: RDKafkaClient, configuration: KafkaProducerConfiguration, logger: Logger) {
         self.client = client
@@ -32,8 +35,31 @@ final class ProducerCore: @unchecked Sendable {
         thread.start()
     }
 
+    /// The handle of the topic `name`, made once.
+    func topic(_ name: String) throws(KafkaError) -> RDKafkaTopic {
+        if let topic = topics.withLock({ $0[name] }) { return topic }
+        let made = try RDKafkaTopic(client: client, name: name)
+        // Two threads may make one at once: the first stored is kept, the other destroyed.
+        return topics.withLock { topics in
+            if let existing = topics[name] { return existing }
+            topics[name] = made
+            return made
+        }
+    }
+
     func produce(
-        topic: String,
+        topic name: String,
+        partition: Int32,
+        key: [UInt8]?,
+        value: [UInt8],
+        headers: [KafkaHeader],
+        delivery: KafkaDelivery?
+    ) throws(KafkaError) {
+        try produce(topic: topic(name), partition: partition, key: key, value: value, headers: headers, delivery: delivery)
+    }
+
+    func produce(
+        topic: RDKafkaTopic,
         partition: Int32,
         key: [UInt8]?,
         value: [UInt8],
@@ -41,37 +67,35 @@ final class ProducerCore: @unchecked Sendable {
         delivery: KafkaDelivery?
     ) throws(KafkaError) {
         let opaque = delivery.map { Unmanaged.passRetained($0).toOpaque() }
-        let error: OpaquePointer? = topic.withCString { topicName in
-            key.withOptionalBytes { keyBytes in
-                value.withUnsafeBytes { valueBytes in
-                    HeaderArena(headers).withFields { headerFields in
-                        // On the stack: this runs once per result record.
-                        withUnsafeTemporaryAllocation(of: rd_kafka_vu_t.self, capacity: 6 + headerFields.count) { storage in
-                            var fields = ProduceFields(storage)
-                            fields.append(.field(RD_KAFKA_VTYPE_TOPIC) { $0.cstr = topicName })
-                            fields.append(.field(RD_KAFKA_VTYPE_PARTITION) { $0.i32 = partition })
-                            // F_COPY: librdkafka copies key and value before produceva returns.
-                            fields.append(.field(RD_KAFKA_VTYPE_MSGFLAGS) { $0.i = RD_KAFKA_MSG_F_COPY })
+        let error: OpaquePointer? = key.withOptionalBytes { keyBytes in
+            value.withUnsafeBytes { valueBytes in
+                HeaderArena(headers).withFields { headerFields in
+                    // On the stack: this runs once per result record.
+                    withUnsafeTemporaryAllocation(of: rd_kafka_vu_t.self, capacity: 6 + headerFields.count) { storage in
+                        var fields = ProduceFields(storage)
+                        fields.append(.field(RD_KAFKA_VTYPE_RKT) { $0.rkt = topic.pointer })
+                        fields.append(.field(RD_KAFKA_VTYPE_PARTITION) { $0.i32 = partition })
+                        // F_COPY: librdkafka copies key and value before produceva returns.
+                        fields.append(.field(RD_KAFKA_VTYPE_MSGFLAGS) { $0.i = RD_KAFKA_MSG_F_COPY })
+                        fields.append(
+                            .field(RD_KAFKA_VTYPE_VALUE) {
+                                $0.mem.ptr = UnsafeMutableRawPointer(mutating: valueBytes.baseAddress)
+                                $0.mem.size = valueBytes.count
+                            }
+                        )
+                        if let keyBytes {
                             fields.append(
-                                .field(RD_KAFKA_VTYPE_VALUE) {
-                                    $0.mem.ptr = UnsafeMutableRawPointer(mutating: valueBytes.baseAddress)
-                                    $0.mem.size = valueBytes.count
+                                .field(RD_KAFKA_VTYPE_KEY) {
+                                    $0.mem.ptr = UnsafeMutableRawPointer(mutating: keyBytes.baseAddress)
+                                    $0.mem.size = keyBytes.count
                                 }
                             )
-                            if let keyBytes {
-                                fields.append(
-                                    .field(RD_KAFKA_VTYPE_KEY) {
-                                        $0.mem.ptr = UnsafeMutableRawPointer(mutating: keyBytes.baseAddress)
-                                        $0.mem.size = keyBytes.count
-                                    }
-                                )
-                            }
-                            if let opaque {
-                                fields.append(.field(RD_KAFKA_VTYPE_OPAQUE) { $0.ptr = opaque })
-                            }
-                            for field in headerFields { fields.append(field) }
-                            return rd_kafka_produceva(client.handle, storage.baseAddress, fields.count)
                         }
+                        if let opaque {
+                            fields.append(.field(RD_KAFKA_VTYPE_OPAQUE) { $0.ptr = opaque })
+                        }
+                        for field in headerFields { fields.append(field) }
+                        return rd_kafka_produceva(client.handle, storage.baseAddress, fields.count)
                     }
                 }
             }
@@ -81,7 +105,7 @@ final class ProducerCore: @unchecked Sendable {
         if let opaque { Unmanaged<KafkaDelivery>.fromOpaque(opaque).release() }
         var kafkaError = KafkaError(taking: error)
         if kafkaError.code == .fatal, let fatal = client.fatalError() { kafkaError = fatal }
-        kafkaError.message = "\(topic): \(kafkaError.message)"
+        kafkaError.message = "\(topic.name): \(kafkaError.message)"
         throw kafkaError
     }
 
