@@ -122,7 +122,7 @@ public final class APNSClient: Sendable {
         options: APNSSendOptions = APNSSendOptions(),
         completion: @escaping @Sendable (APNSOutcome) -> Void
     ) {
-        submit(RequestBatch(notifications: [notification], options: options, created: .now) { _, outcome in completion(outcome) })
+        submit(RequestBatch(notifications: [notification], options: options, created: .now, completion: .closure { _, outcome in completion(outcome) }))
     }
 
     /// Sends many notifications in one hand-over (one lock, one hop per connection).
@@ -134,7 +134,7 @@ public final class APNSClient: Sendable {
         guard !notifications.isEmpty else { return }
         // One immutable object for the whole batch (one payload buffer when the payloads are
         // equal, one completion closure); its requests are (batch, index).
-        submit(RequestBatch(notifications: notifications, options: options, created: .now, completion: completion))
+        submit(RequestBatch(notifications: notifications, options: options, created: .now, completion: .closure(completion)))
     }
 
     /// Sends the notifications of `batch` (one per token, sharing everything else) in one
@@ -148,7 +148,14 @@ public final class APNSClient: Sendable {
         completion: @escaping @Sendable (Int, APNSOutcome) -> Void
     ) {
         guard batch.count > 0 else { return }
-        submit(RequestBatch(batch: batch, options: options, created: .now, completion: completion))
+        submit(RequestBatch(batch: batch, options: options, created: .now, completion: .closure(completion)))
+    }
+
+    /// Sends the notifications of `batch` like `send(_:options:completion:)`, telling `observer`
+    /// each one's outcome: an object the caller already has, so the batch costs no closure.
+    public func send(_ batch: APNSNotificationBatch, options: APNSSendOptions = APNSSendOptions(), observer: any APNSBatchObserver) {
+        guard batch.count > 0 else { return }
+        submit(RequestBatch(batch: batch, options: options, created: .now, completion: .observer(observer)))
     }
 
     /// Sends one notification and waits for its outcome.
@@ -280,7 +287,7 @@ public final class APNSClient: Sendable {
             timerLoop.scheduleTask(in: TimeAmount(max(delay, .zero))) { [weak self] in self?.tick() }
         }
         for (batch, index, outcome) in actions.finishes {
-            batch.completion(index, outcome)
+            batch.ended(index, outcome: outcome)
         }
     }
 

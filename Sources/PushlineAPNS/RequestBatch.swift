@@ -16,18 +16,26 @@ final class RequestBatch: Sendable {
     let shared: APNSNotificationBatch?
     let prototype: APNSNotification?
     let count: Int
-    /// One buffer for every request (shared payload), or one per notification.
+    /// The one buffer of every request when the payload is shared (no array for it)...
+    private let sharedBody: ByteBuffer?
+    /// ...or one per notification.
     private let bodies: [ByteBuffer]
     let options: APNSSendOptions
     let created: MonotonicInstant
-    /// Called once per request with its index and final outcome.
-    let completion: @Sendable (Int, APNSOutcome) -> Void
+    /// Hears each request's final outcome, once per index.
+    let completion: Completion
+
+    /// Who hears the outcomes: a closure, or an object the caller already has.
+    enum Completion: Sendable {
+        case closure(@Sendable (Int, APNSOutcome) -> Void)
+        case observer(any APNSBatchObserver)
+    }
 
     init(
         notifications: [APNSNotification],
         options: APNSSendOptions,
         created: MonotonicInstant,
-        completion: @escaping @Sendable (Int, APNSOutcome) -> Void
+        completion: Completion
     ) {
         self.notifications = notifications
         shared = nil
@@ -36,28 +44,27 @@ final class RequestBatch: Sendable {
         self.options = options
         self.created = created
         self.completion = completion
-        var bodies: [ByteBuffer] = []
-        if let first = notifications.first {
-            if notifications.allSatisfy({ $0.payload == first.payload }) {
-                bodies = [ByteBuffer(bytes: first.payload)]
-            } else {
-                bodies = notifications.map { ByteBuffer(bytes: $0.payload) }
-            }
+        if let first = notifications.first, notifications.allSatisfy({ $0.payload == first.payload }) {
+            sharedBody = ByteBuffer(bytes: first.payload)
+            bodies = []
+        } else {
+            sharedBody = nil
+            bodies = notifications.map { ByteBuffer(bytes: $0.payload) }
         }
-        self.bodies = bodies
     }
 
     init(
         batch: APNSNotificationBatch,
         options: APNSSendOptions,
         created: MonotonicInstant,
-        completion: @escaping @Sendable (Int, APNSOutcome) -> Void
+        completion: Completion
     ) {
         notifications = []
         shared = batch
         prototype = batch.prototype
         count = batch.count
-        bodies = [ByteBuffer(bytes: batch.payload)]
+        sharedBody = ByteBuffer(bytes: batch.payload)
+        bodies = []
         self.options = options
         self.created = created
         self.completion = completion
@@ -65,6 +72,14 @@ final class RequestBatch: Sendable {
 
     /// The request body of notification `index`.
     func body(at index: Int) -> ByteBuffer {
-        bodies.count == 1 ? bodies[0] : bodies[index]
+        sharedBody ?? bodies[index]
+    }
+
+    /// Tells whoever hears the batch that request `index` ended with `outcome`.
+    func ended(_ index: Int, outcome: APNSOutcome) {
+        switch completion {
+        case .closure(let completion): completion(index, outcome)
+        case .observer(let observer): observer.notificationEnded(index, outcome: outcome)
+        }
     }
 }

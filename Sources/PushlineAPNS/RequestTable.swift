@@ -10,7 +10,7 @@ struct RequestTable {
 
     /// What a free slot holds: no batch of anyone's, so a finished request's batch is let go at once.
     private static let vacant = RequestState(
-        batch: RequestBatch(notifications: [], options: .init(), created: .init(nanoseconds: 0)) { _, _ in },
+        batch: RequestBatch(notifications: [], options: .init(), created: .init(nanoseconds: 0), completion: .closure { _, _ in }),
         index: 0
     )
 

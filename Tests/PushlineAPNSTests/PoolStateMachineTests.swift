@@ -70,7 +70,7 @@ import Testing
                 ),
                 options: options,
                 created: now,
-                completion: { _, _ in }
+                completion: .closure { _, _ in }
             )
             firstIndex[ObjectIdentifier(batch)] = nextIndex
             nextIndex += count
