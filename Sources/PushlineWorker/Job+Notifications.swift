@@ -20,12 +20,10 @@ extension Job {
     /// A device-token job's notifications as one batch: the tokens' bytes and a block of ids
     /// reserved from `ids` (notification `i` is token `i`).
     func notificationBatch(ids: APNSIDGenerator) -> APNSNotificationBatch {
-        var deviceTokens = APNSDeviceTokens()
-        deviceTokens.reserveCapacity(tokens: tokens.count)
-        for token in tokens { deviceTokens.append(token) }
-        return APNSNotificationBatch(
+        // The job's own token bytes: shared, not copied.
+        APNSNotificationBatch(
             tokens: deviceTokens,
-            ids: ids.reserve(tokens.count),
+            ids: ids.reserve(deviceTokens.count),
             topic: topic,
             pushType: pushType,
             priority: priority,

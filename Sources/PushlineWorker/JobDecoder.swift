@@ -109,7 +109,7 @@ public struct JobDecoder: Sendable {
         integer: (String) throws -> Int64?
     ) throws -> Job {
         let channelID = try decodeChannelID(bytes, fields)
-        let tokens = channelID == nil ? try decodeTokens(bytes, fields) : []
+        let tokens = channelID == nil ? try decodeTokens(bytes, fields) : APNSDeviceTokens()
 
         let app = try string("app") ?? "default"
         guard let bundleID = bundleIDs[app] else {
@@ -196,7 +196,7 @@ public struct JobDecoder: Sendable {
 
         return Job(
             id: id,
-            tokens: tokens,
+            deviceTokens: tokens,
             app: app,
             topic: topic,
             pushType: pushType,
@@ -228,7 +228,7 @@ public struct JobDecoder: Sendable {
         return channelID
     }
 
-    private func decodeTokens(_ bytes: UnsafeBufferPointer<UInt8>, _ fields: JobFields) throws -> [String] {
+    private func decodeTokens(_ bytes: UnsafeBufferPointer<UInt8>, _ fields: JobFields) throws -> APNSDeviceTokens {
         let single = fields["token"].flatMap { $0.kind == .null ? nil : $0 }
         let many = fields["tokens"].flatMap { $0.kind == .null ? nil : $0 }
         switch (single, many) {
@@ -238,26 +238,31 @@ public struct JobDecoder: Sendable {
             throw JobRejection(.invalidField, "token and tokens: give one of them, not both")
         case (let value?, nil):
             guard value.kind == .string else { throw JobRejection(.invalidField, "token: not a string") }
-            if let token = Self.plainHexToken(bytes, value) { return [token] }
+            var tokens = APNSDeviceTokens()
+            if let token = Self.plainHexToken(bytes, value) {
+                tokens.append(bytes: UnsafeRawBufferPointer(token))
+                return tokens
+            }
             let token = try JSONScanner.string(bytes, value)
             guard DeviceToken.isValid(token) else {
                 throw JobRejection(.invalidField, "token: '\(DeviceToken.redacted(token))' is not even-length hex")
             }
-            return [token]
+            tokens.append(token)
+            return tokens
         case (nil, let value?):
             guard value.kind == .array else { throw JobRejection(.invalidField, "tokens: not an array") }
             let elements = try JSONScanner.elements(bytes, of: value)
             guard (1...maxTokens).contains(elements.count) else {
                 throw JobRejection(.invalidField, "tokens: \(elements.count) tokens, must be 1..\(maxTokens)")
             }
-            var tokens: [String] = []
-            tokens.reserveCapacity(elements.count)
+            var tokens = APNSDeviceTokens()
+            tokens.reserveCapacity(tokens: elements.count)
             for (index, element) in elements.enumerated() {
                 guard element.kind == .string else {
                     throw JobRejection(.invalidField, "tokens[\(index)]: not a string")
                 }
                 if let token = Self.plainHexToken(bytes, element) {
-                    tokens.append(token)
+                    tokens.append(bytes: UnsafeRawBufferPointer(token))
                     continue
                 }
                 let token = try JSONScanner.string(bytes, element)
@@ -271,11 +276,11 @@ public struct JobDecoder: Sendable {
     }
 
     /// A token written as plain hex between its quotes (the usual case), checked on the record's
-    /// bytes and copied once; nil for anything else (escapes, bad characters), which then takes
-    /// the general path and its error message.
-    private static func plainHexToken(_ bytes: UnsafeBufferPointer<UInt8>, _ value: JSONScanner.Value) -> String? {
+    /// bytes, which the caller copies into the job's token bytes; nil for anything else (escapes,
+    /// bad characters), which then takes the general path and its error message.
+    private static func plainHexToken(_ bytes: UnsafeBufferPointer<UInt8>, _ value: JSONScanner.Value) -> UnsafeBufferPointer<UInt8>? {
         let body = UnsafeBufferPointer(rebasing: bytes[(value.range.lowerBound + 1)..<(value.range.upperBound - 1)])
         guard DeviceToken.isValid(utf8: body) else { return nil }
-        return String(decoding: body, as: UTF8.self)
+        return body
     }
 }

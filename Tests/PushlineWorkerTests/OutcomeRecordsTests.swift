@@ -99,8 +99,8 @@ import Testing
             let job = Self.job(broadcast: row.broadcast)
             let records = OutcomeRecords.decide(
                 job: job,
-                recipient: row.broadcast ? Self.channel : Self.token,
-                apnsID: "sent-id",
+                index: 0,
+                apnsID: .text("sent-id"),
                 outcome: row.outcome,
                 source: Self.source,
                 environment: "sandbox",
@@ -118,8 +118,8 @@ import Testing
         let outcome = Self.answered(410, .unregistered, timestamp: 1_790_000_000_000)
         let records = OutcomeRecords.decide(
             job: Self.job(),
-            recipient: Self.token,
-            apnsID: "sent-id",
+            index: 0,
+            apnsID: .text("sent-id"),
             outcome: outcome,
             source: Self.source,
             environment: "production",
@@ -160,8 +160,8 @@ import Testing
     @Test func withoutAnAnswerTheSentIDStandsAndAJobWithoutMetaGivesNone() throws {
         let records = OutcomeRecords.decide(
             job: Self.job(meta: nil),
-            recipient: Self.token,
-            apnsID: "sent-id",
+            index: 0,
+            apnsID: .text("sent-id"),
             outcome: APNSOutcome(noResponse: .connection, attempts: 2, latencyMilliseconds: 4),
             source: Self.source,
             environment: "custom",

@@ -21,11 +21,12 @@ import Testing
         )
         let publisher = ResultPublisher(producer: producer, logger: logger, metrics: WorkerMetrics())
         let retries = Task { await publisher.retryLoop() }
+        let results = try producer.topic("results")
         let total = 300
         let acknowledged = Mutex<[Int]>([])
         let (done, doneContinuation) = AsyncStream<Void>.makeStream()
         for index in 0..<total {
-            publisher.publish(.init(topic: "results", key: nil, value: Array("r\(index)".utf8))) {
+            publisher.publish(.init(topic: results, key: nil, value: Array("r\(index)".utf8))) {
                 let count = acknowledged.withLock {
                     $0.append(index)
                     return $0.count

@@ -11,10 +11,11 @@ import Synchronization
 /// Called from the consumer loop (`handle`) and from APNs and producer callbacks on their own
 /// threads; its shared state is atomics and the in-flight gate.
 final class JobPipeline: Sendable {
+    /// The topics the pipeline writes to, resolved once (no lookup by name per record).
     struct Topics: Sendable {
-        var results: String
-        var invalidations: String?
-        var deadLetter: String
+        var results: KafkaTopic
+        var invalidations: KafkaTopic?
+        var deadLetter: KafkaTopic
     }
 
     private let decoder: JobDecoder
@@ -27,7 +28,7 @@ final class JobPipeline: Sendable {
     /// The publisher, for the deliveries of a job's records (`JobProgress`).
     var resultPublisher: ResultPublisher { publisher }
     /// The results topic's name (a job's progress reports deliveries under it).
-    var resultsTopic: String { topics.results }
+    var resultsTopic: String { topics.results.name }
     private let topics: Topics
     /// The results mode and the reasons that invalidate a token.
     private let rules: OutcomeRules
@@ -129,8 +130,8 @@ final class JobPipeline: Sendable {
         producedAt: Int64?
     ) {
         // The device tokens, or a broadcast's one channel: one request and one delivery each.
-        let tokens = job.recipients
-        gate.add(tokens.count, lane: lane)
+        let count = job.recipientCount
+        gate.add(count, lane: lane)
         let laneMetrics = metrics.lane(lane)
         // Every delivery record of the job has the job id as its key, and the same job id, app and
         // source in its value: made once for all of them.
@@ -142,11 +143,16 @@ final class JobPipeline: Sendable {
                 source: source,
                 broadcast: job.channelID != nil,
                 meta: job.meta,
-                records: tokens.count
+                records: count
             ),
             appMetrics: self.appMetrics[job.app] ?? metrics.app(job.app),
             received: received
         )
+        let options = sendOptions(for: job, lane: lane, group: id.generation)
+        let expired = options.deadline.map { $0 <= .now } ?? false
+        // Device tokens go as one batch for the job (the tokens' bytes, a block of ids), no
+        // notification value per token; made before the progress, which keeps its ids.
+        let batch = job.channelID == nil && !expired ? job.notificationBatch(ids: ids) : nil
         let progress = JobProgress(
             id: id,
             job: job,
@@ -155,6 +161,7 @@ final class JobPipeline: Sendable {
             laneMetrics: laneMetrics,
             producedAt: producedAt,
             shared: shared,
+            requestIDs: batch?.ids,
             pipeline: self
         )
         guard let client = clients[job.app] else {
@@ -162,29 +169,28 @@ final class JobPipeline: Sendable {
             preconditionFailure("job \(job.id) names app '\(job.app)' with no APNs client")
         }
 
-        let options = sendOptions(for: job, lane: lane, group: id.generation)
-        if let deadline = options.deadline, deadline <= .now {
+        if expired {
             // Past its deadline already: every token ends expired, never sent.
             let expired = APNSOutcome(noResponse: .expired, attempts: 0, latencyMilliseconds: 0)
-            for index in tokens.indices { finish(progress, index: index, apnsID: nil, outcome: expired) }
+            for index in 0..<count { finish(progress, index: index, apnsID: nil, outcome: expired) }
             return
         }
-        guard job.channelID == nil else {
+        guard let batch else {
             // A broadcast: one notification.
             let sent = job.broadcastNotifications(bundleID: decoder.bundleIDs[job.app] ?? "", ids: ids)
             client.send(sent, options: options) { [self] index, outcome in
-                finish(progress, index: index, apnsID: sent[index].apnsID, outcome: outcome)
+                finish(progress, index: index, apnsID: .text(sent[index].apnsID), outcome: outcome)
             }
             return
         }
-        // Device tokens: one batch for the job (the tokens' bytes, a block of ids), no
-        // notification value per token. APNs echoes the request's id (nil in the answer) or
-        // gives another.
-        let batch = job.notificationBatch(ids: ids)
-        let block = batch.ids
-        client.send(batch, options: options) { [self] index, outcome in
-            finish(progress, index: index, apnsID: outcome.response?.apnsID ?? block.id(at: index), outcome: outcome)
-        }
+        // The progress hears each token's outcome (`tokenEnded`): no closure per job.
+        client.send(batch, options: options, observer: progress)
+    }
+
+    /// Token `index` of a device-token job has its final outcome. APNs echoes the request's id
+    /// (nil in the answer) or gives another.
+    func tokenEnded(_ progress: JobProgress, index: Int, outcome: APNSOutcome) {
+        finish(progress, index: index, apnsID: progress.requestIDs.map { .block($0, index: index) }, outcome: outcome)
     }
 
     /// A job's last token ended (`JobProgress`): complete its record, or, when a token was
@@ -225,7 +231,7 @@ final class JobPipeline: Sendable {
 
     /// A token's final outcome: publish its records (`OutcomeRecords` decides which); the token
     /// leaves the in-flight count when Kafka has them all.
-    private func finish(_ progress: JobProgress, index: Int, apnsID: String?, outcome: APNSOutcome) {
+    private func finish(_ progress: JobProgress, index: Int, apnsID: RecordAPNSID?, outcome: APNSOutcome) {
         if outcome.noResponse == .shutdown || outcome.noResponse == .withdrawn {
             // The pool shut down before a final answer, or a revoke withdrew the token's request:
             // nothing is published, and the job is never completed, so the group's next owner
@@ -235,7 +241,7 @@ final class JobPipeline: Sendable {
         }
         let records = OutcomeRecords.decide(
             job: progress.job,
-            recipient: progress.job.channelID ?? progress.job.tokens[index],
+            index: index,
             apnsID: apnsID,
             outcome: outcome,
             source: progress.source,

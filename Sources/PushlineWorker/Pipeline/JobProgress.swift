@@ -11,7 +11,7 @@ import Synchronization
 /// and what its `job_done` says, so that ending a job needs no closure. `tokenAcknowledged` is
 /// what each token's last acknowledgement calls, so a token with one record needs no counter of
 /// its own.
-final class JobProgress: KafkaDelivery, @unchecked Sendable {
+final class JobProgress: KafkaDelivery, APNSBatchObserver, @unchecked Sendable {
     // @unchecked Sendable: every stored property is immutable, atomic or under a mutex.
     let id: RecordID
     /// The job's notifications.
@@ -25,6 +25,8 @@ final class JobProgress: KafkaDelivery, @unchecked Sendable {
     /// What each token's records share (made once per job): the delivery records' key and
     /// template, the app's metrics, and when the job's record arrived.
     let shared: JobRecordsContext
+    /// The `apns-id`s of a device-token job's requests (nil for a broadcast).
+    let requestIDs: APNSIDBlock?
     /// Acknowledgements still to come: one per token, and one for the `job_done` record (or for
     /// its absence, when a token was abandoned).
     private let remaining: Atomic<Int>
@@ -42,9 +44,10 @@ final class JobProgress: KafkaDelivery, @unchecked Sendable {
         laneMetrics: WorkerMetrics.LaneMetrics,
         producedAt: Int64?,
         shared: JobRecordsContext,
+        requestIDs: APNSIDBlock? = nil,
         pipeline: JobPipeline
     ) {
-        let tokens = job.recipients.count
+        let tokens = job.recipientCount
         precondition(tokens > 0)
         self.id = id
         self.job = job
@@ -54,6 +57,7 @@ final class JobProgress: KafkaDelivery, @unchecked Sendable {
         self.laneMetrics = laneMetrics
         self.producedAt = producedAt
         self.shared = shared
+        self.requestIDs = requestIDs
         self.remaining = Atomic(tokens + 1)
         self.undecided = Atomic(tokens)
         self.tally = Mutex(JobTally(expected: tokens))
@@ -71,6 +75,11 @@ final class JobProgress: KafkaDelivery, @unchecked Sendable {
     override func undelivered(_ error: KafkaError, record: UndeliveredRecord) {
         pipeline.resultPublisher.reportArrived()
         pipeline.resultPublisher.undelivered(record, progress: self, error: error)
+    }
+
+    /// A device-token job's token `index` has its final outcome (the APNs client calls this).
+    func notificationEnded(_ index: Int, outcome: APNSOutcome) {
+        pipeline.tokenEnded(self, index: index, outcome: outcome)
     }
 
     /// A token's final outcome, before its records are published: counted for `job_done`.

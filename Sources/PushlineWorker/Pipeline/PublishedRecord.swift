@@ -12,7 +12,7 @@ final class PublishedRecord: KafkaDelivery, @unchecked Sendable {
     init(_ pending: ResultPublisher.Pending, publisher: ResultPublisher) {
         self.publisher = publisher
         self.pending = pending
-        super.init(topic: pending.record.topic)
+        super.init(topic: pending.record.topic.name)
     }
 
     override func delivered(_ result: Result<DeliveryReport, KafkaError>) {

@@ -21,7 +21,7 @@ final class ResultPublisher: Sendable {
     static let truncatedDeadLetterBytes = 900_000
 
     struct Outgoing: Sendable {
-        var topic: String
+        var topic: KafkaTopic
         var key: [UInt8]?
         var value: [UInt8]
         var headers: [KafkaHeader] = []
@@ -63,7 +63,7 @@ final class ResultPublisher: Sendable {
         do throws(KafkaError) {
             // The job's progress is the record's delivery: no object per record (it gets the
             // record back from librdkafka's report if it must be sent again).
-            try producer.send(topic: record.topic, key: record.key, value: record.value, headers: record.headers, delivery: progress)
+            try producer.send(to: record.topic, key: record.key, value: record.value, headers: record.headers, delivery: progress)
         } catch {
             let pending = Pending(record: record, failures: 0, acknowledged: .token(progress))
             guard error.code == .queueFull else {
@@ -77,9 +77,17 @@ final class ResultPublisher: Sendable {
     /// A record published with `publish(_:token:)` was not delivered: it goes again like any
     /// other, now with an object of its own.
     func undelivered(_ record: UndeliveredRecord, progress: JobProgress, error: KafkaError) {
+        let topic: KafkaTopic
+        do throws(KafkaError) {
+            // Made when the record was first produced: this finds it.
+            topic = try producer.topic(record.topic)
+        } catch {
+            logger.error("cannot produce a result record again", metadata: ["topic": "\(record.topic)", "error": "\(error)"])
+            return
+        }
         failed(
             Pending(
-                record: Outgoing(topic: record.topic, key: record.key, value: record.value),
+                record: Outgoing(topic: topic, key: record.key, value: record.value),
                 failures: 0,
                 acknowledged: .token(progress)
             ),
@@ -100,6 +108,7 @@ final class ResultPublisher: Sendable {
         let record = pending.record
         do throws(KafkaError) {
             try producer.send(
+                to: record.topic,
                 key: record.key,
                 value: record.value,
                 headers: record.headers,
@@ -156,7 +165,7 @@ final class ResultPublisher: Sendable {
             truncated.record.headers.append(KafkaHeader(key: "pushline-truncated", value: Array(String(record.value.count).utf8)))
             logger.warning(
                 "dead-letter copy too large for the broker; sending it truncated",
-                metadata: ["topic": "\(record.topic)", "bytes": "\(record.value.count)"]
+                metadata: ["topic": "\(record.topic.name)", "bytes": "\(record.value.count)"]
             )
             attempt(truncated)
             return
@@ -166,7 +175,7 @@ final class ResultPublisher: Sendable {
         if pending.failures % 20 == 0 {
             logger.warning(
                 "result record not acknowledged; retrying until it is",
-                metadata: ["topic": "\(record.topic)", "error": "\(error)", "attempt": "\(pending.failures + 1)"]
+                metadata: ["topic": "\(record.topic.name)", "error": "\(error)", "attempt": "\(pending.failures + 1)"]
             )
         }
         var next = pending

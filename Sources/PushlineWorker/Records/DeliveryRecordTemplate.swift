@@ -72,10 +72,10 @@ struct DeliveryRecordTemplate: Sendable {
     /// The record of one token (the delivery's job id, app and source are the template's).
     func encode(_ delivery: ResultRecord.Delivery) -> [UInt8] {
         encode(
-            token: delivery.recipient.value,
+            recipient: delivery.recipient,
             status: delivery.status,
             reason: delivery.reason,
-            apnsID: delivery.apnsID,
+            apnsID: delivery.recordAPNSID,
             apnsUniqueID: delivery.apnsUniqueID,
             timestamp: delivery.timestamp,
             attempts: delivery.attempts,
@@ -98,6 +98,34 @@ struct DeliveryRecordTemplate: Sendable {
         final: Bool = true,
         heldMilliseconds: Double? = nil
     ) -> [UInt8] {
+        encode(
+            recipient: .token(token),
+            status: status,
+            reason: reason,
+            apnsID: apnsID.map { .text($0) },
+            apnsUniqueID: apnsUniqueID,
+            timestamp: timestamp,
+            attempts: attempts,
+            latencyMilliseconds: latencyMilliseconds,
+            final: final,
+            heldMilliseconds: heldMilliseconds
+        )
+    }
+
+    /// - Parameter recipient: the device token (a job's token bytes are written as they are: the
+    ///   decoder checked they are hex), or the channel id with a broadcast's template.
+    func encode(
+        recipient: ResultRecord.Delivery.Recipient,
+        status: Int,
+        reason: String?,
+        apnsID: RecordAPNSID?,
+        apnsUniqueID: String? = nil,
+        timestamp: Int64?,
+        attempts: Int,
+        latencyMilliseconds: Double,
+        final: Bool = true,
+        heldMilliseconds: Double? = nil
+    ) -> [UInt8] {
         // The fixed parts, the keys, the strings as they are and room for the numbers: enough
         // unless a string needs many escapes (then the writer grows and copies once).
         let shared: Int
@@ -107,17 +135,17 @@ struct DeliveryRecordTemplate: Sendable {
             shared = Self.sharedEstimate(jobID: jobID, app: app, source: source, meta: meta)
         }
         let estimate =
-            shared + token.utf8.count + 2 * 18 + (reason?.utf8.count ?? 0) + (apnsID?.utf8.count ?? 0)
+            shared + Self.length(of: recipient) + 2 * 18 + (reason?.utf8.count ?? 0) + (apnsID?.length ?? 0)
             + (apnsUniqueID?.utf8.count ?? 0) + 180
         return JSONWriter.encode(estimate: estimate) { json in
             switch storage {
             case .parts(let parts, let appStart, let tailStart):
                 json.raw(parts[..<appStart])
-                json.string(token)
+                Self.write(recipient, into: &json)
                 json.raw(parts[appStart..<tailStart])
             case .fields(let jobID, let app, _, let broadcast, _):
                 Self.writeHead(jobID: jobID, broadcast: broadcast, into: &json)
-                json.string(token)
+                Self.write(recipient, into: &json)
                 Self.writeMiddle(app: app, into: &json)
             }
             json.integer(status)
@@ -126,7 +154,7 @@ struct DeliveryRecordTemplate: Sendable {
             json.optionalString(reason)
             json.raw(",")
             json.key("apns_id")
-            json.optionalString(apnsID)
+            Self.write(apnsID, into: &json)
             json.raw(",")
             json.key("apns_unique_id")
             json.optionalString(apnsUniqueID)
@@ -151,6 +179,28 @@ struct DeliveryRecordTemplate: Sendable {
             case .parts(let parts, _, let tailStart): json.raw(parts[tailStart...])
             case .fields(_, _, let source, _, let meta): Self.writeTail(source, meta: meta, into: &json)
             }
+        }
+    }
+
+    private static func length(of recipient: ResultRecord.Delivery.Recipient) -> Int {
+        switch recipient {
+        case .token(let text), .channel(let text): text.utf8.count
+        case .deviceToken(let tokens, let index): tokens.range(at: index).count
+        }
+    }
+
+    private static func write(_ recipient: ResultRecord.Delivery.Recipient, into json: inout JSONWriter) {
+        switch recipient {
+        case .token(let text), .channel(let text): json.string(text)
+        case .deviceToken(let tokens, let index): tokens.withToken(at: index) { json.quotedPlain($0) }
+        }
+    }
+
+    private static func write(_ apnsID: RecordAPNSID?, into json: inout JSONWriter) {
+        switch apnsID {
+        case nil: json.raw("null")
+        case .text(let text): json.string(text)
+        case .block(let block, let index): block.withID(at: index) { json.quotedPlain($0) }
         }
     }
 }

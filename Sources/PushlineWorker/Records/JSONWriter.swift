@@ -104,6 +104,13 @@ struct JSONWriter: ~Copyable {
         }
     }
 
+    /// A string whose bytes need no escape (hex digits, say), between quotes.
+    mutating func quotedPlain(_ bytes: UnsafeRawBufferPointer) {
+        append(UInt8(ascii: "\""))
+        append(bytes.assumingMemoryBound(to: UInt8.self))
+        append(UInt8(ascii: "\""))
+    }
+
     mutating func optionalString(_ value: String?) {
         if let value { string(value) } else { raw("null") }
     }

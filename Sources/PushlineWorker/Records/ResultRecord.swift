@@ -1,3 +1,5 @@
+import PushlineAPNSCore
+
 /// The records Pushline publishes (contract: "Records on results_topic").
 public enum ResultRecord: Sendable, Hashable {
     /// The final outcome for one token, or for one broadcast.
@@ -18,13 +20,30 @@ public enum ResultRecord: Sendable, Hashable {
         public enum Recipient: Sendable, Hashable {
             case token(String)
             case channel(String)
+            /// Token `index` of a job's token bytes: what the pipeline records, with no `String`
+            /// per token. Equal to (and hashed like) `.token` of the same text.
+            case deviceToken(APNSDeviceTokens, index: Int)
 
             /// The token or the channel id.
             public var value: String {
                 switch self {
                 case .token(let token): token
                 case .channel(let channelID): channelID
+                case .deviceToken(let tokens, let index): tokens.token(at: index)
                 }
+            }
+
+            public var isChannel: Bool {
+                if case .channel = self { true } else { false }
+            }
+
+            public static func == (lhs: Recipient, rhs: Recipient) -> Bool {
+                lhs.isChannel == rhs.isChannel && lhs.value == rhs.value
+            }
+
+            public func hash(into hasher: inout Hasher) {
+                hasher.combine(isChannel)
+                hasher.combine(value)
             }
         }
 
@@ -35,7 +54,14 @@ public enum ResultRecord: Sendable, Hashable {
         public var status: Int
         /// APNs' reason, or `timeout` / `connection` / `expired` with status 0; nil on success.
         public var reason: String?
-        public var apnsID: String?
+        /// The request's `apns-id` (APNs' own when it answered with another); nil when it was
+        /// never sent.
+        public var apnsID: String? {
+            get { recordAPNSID?.text }
+            set { recordAPNSID = newValue.map { .text($0) } }
+        }
+        /// What `apnsID` is made from (the pipeline's: without a string per token).
+        var recordAPNSID: RecordAPNSID?
         /// The `apns-unique-id` APNs answers with in its development environment (and on
         /// broadcasts); nil when absent.
         public var apnsUniqueID: String?
@@ -72,7 +98,7 @@ public enum ResultRecord: Sendable, Hashable {
             self.app = app
             self.status = status
             self.reason = reason
-            self.apnsID = apnsID
+            self.recordAPNSID = apnsID.map { .text($0) }
             self.apnsUniqueID = apnsUniqueID
             self.timestamp = timestamp
             self.attempts = attempts
@@ -169,8 +195,7 @@ public enum ResultRecord: Sendable, Hashable {
         var json = JSONWriter()
         switch self {
         case .delivery(let d):
-            let broadcast = if case .channel = d.recipient { true } else { false }
-            return DeliveryRecordTemplate(jobID: d.jobID, app: d.app, source: d.source, broadcast: broadcast, meta: d.meta, records: 1)
+            return DeliveryRecordTemplate(jobID: d.jobID, app: d.app, source: d.source, broadcast: d.recipient.isChannel, meta: d.meta, records: 1)
                 .encode(d)
         case .jobDone(let done):
             return done.encoded()

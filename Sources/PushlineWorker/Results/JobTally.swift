@@ -49,7 +49,7 @@ struct JobTally: Sendable, Hashable {
         return ResultRecord.JobDone(
             jobID: job.id,
             app: job.app,
-            recipients: job.channelID.map { .channel($0) } ?? .tokens(job.tokens.count),
+            recipients: job.channelID.map { .channel($0) } ?? .tokens(job.deviceTokens.count),
             counts: counts.sorted { ($0.status, $0.reason ?? "") < ($1.status, $1.reason ?? "") },
             attempts: attempts,
             heldMilliseconds: heldMilliseconds,

@@ -11,14 +11,14 @@ struct OutcomeRecords: Sendable, Hashable {
     var channelGone: ResultRecord.ChannelGone?
 
     /// - Parameters:
-    ///   - recipient: the device token, or the broadcast's channel id.
+    ///   - index: which of the job's device tokens (0 for a broadcast's channel).
     ///   - apnsID: the `apns-id` the request was sent with (nil when it never was); APNs' own
     ///     answer, when it gave one, wins.
     ///   - environment: the APNs environment of the job's app (`production`, `sandbox`, `custom`).
     static func decide(
         job: Job,
-        recipient: String,
-        apnsID: String?,
+        index: Int,
+        apnsID: RecordAPNSID?,
         outcome: APNSOutcome,
         source: RecordSource,
         environment: String,
@@ -28,13 +28,13 @@ struct OutcomeRecords: Sendable, Hashable {
         var records = OutcomeRecords()
         let delivered = (200...299).contains(outcome.status)
         if rules.mode == .full || !delivered {
-            records.delivery = ResultRecord.Delivery(
+            var delivery = ResultRecord.Delivery(
                 jobID: job.id,
-                recipient: job.channelID == nil ? .token(recipient) : .channel(recipient),
+                recipient: job.channelID.map { .channel($0) } ?? .deviceToken(job.deviceTokens, index: index),
                 app: job.app,
                 status: outcome.status,
                 reason: reason,
-                apnsID: outcome.response?.apnsID ?? apnsID,
+                apnsID: nil,
                 apnsUniqueID: outcome.response?.apnsUniqueID,
                 timestamp: outcome.response?.timestamp,
                 attempts: outcome.attempts,
@@ -43,12 +43,14 @@ struct OutcomeRecords: Sendable, Hashable {
                 source: source,
                 meta: job.meta
             )
+            delivery.recordAPNSID = outcome.response?.apnsID.map { .text($0) } ?? apnsID
+            records.delivery = delivery
         }
         if job.channelID == nil, outcome.status == 410, let reason, rules.invalidateOn.contains(reason) {
             // Apple's reason verbatim: `Unregistered` in `invalidate_on` covers `ExpiredToken` too,
             // but the record says which one APNs gave.
             records.invalidation = ResultRecord.TokenInvalidated(
-                token: recipient,
+                token: job.deviceTokens.token(at: index),
                 app: job.app,
                 topic: job.topic,
                 reason: reason,

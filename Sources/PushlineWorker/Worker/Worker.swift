@@ -88,9 +88,9 @@ public struct Worker: Sendable {
             clients: pools.clients,
             publisher: publisher,
             topics: .init(
-                results: kafka.resultsTopic,
-                invalidations: kafka.invalidationsTopic.isEmpty ? nil : kafka.invalidationsTopic,
-                deadLetter: kafka.deadLetterTopic
+                results: try producer.topic(kafka.resultsTopic),
+                invalidations: kafka.invalidationsTopic.isEmpty ? nil : try producer.topic(kafka.invalidationsTopic),
+                deadLetter: try producer.topic(kafka.deadLetterTopic)
             ),
             invalidateOn: configuration.worker.invalidateOn,
             results: ResultsMode(rawValue: configuration.worker.results) ?? .full,
