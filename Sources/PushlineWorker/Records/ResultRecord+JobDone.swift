@@ -78,7 +78,18 @@ extension ResultRecord {
 
         /// The record as UTF-8 JSON, in the contract's order.
         func encoded() -> [UInt8] {
-            var json = JSONWriter()
+            // Written in place into the array returned (one allocation) when the estimate holds.
+            JSONWriter.encode(estimate: estimate) { json in write(into: &json) }
+        }
+
+        /// Room for the keys, the numbers, and the strings unescaped.
+        private var estimate: Int {
+            320 + jobID.utf8.count + app.utf8.count + source.topic.utf8.count + (meta?.count ?? 0)
+                + counts.reduce(0) { $0 + 24 + ($1.reason?.utf8.count ?? 0) }
+                + { if case .channel(let id) = recipients { id.utf8.count } else { 0 } }()
+        }
+
+        private func write(into json: inout JSONWriter) {
             json.raw("{\"type\":\"job_done\",")
             json.key("job_id")
             json.string(jobID)
@@ -130,7 +141,6 @@ extension ResultRecord {
             ResultRecord.write(source, into: &json)
             ResultRecord.write(meta: meta, into: &json)
             json.raw("}")
-            return json.bytes
         }
     }
 }

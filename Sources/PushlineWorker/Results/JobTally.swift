@@ -10,7 +10,8 @@ struct JobTally: Sendable, Hashable {
     private(set) var latencies: [Double] = []
 
     init(expected: Int = 0) {
-        latencies.reserveCapacity(expected)
+        // One token's first append allocates no more than a reservation would.
+        if expected > 1 { latencies.reserveCapacity(expected) }
     }
 
     /// One token's final outcome, answered at `answeredAt` (unix ms). A token with no attempt
@@ -45,19 +46,29 @@ struct JobTally: Sendable, Hashable {
 
     /// The `job_done` record of `job` (read from `source`) after its last outcome.
     func record(for job: Job, source: RecordSource) -> ResultRecord.JobDone {
-        let sorted = latencies.sorted()
+        // No sorted copies for the usual few: a single-token job has one latency and one count.
+        let p50: Double
+        let slowest: Double
+        switch latencies.count {
+        case 0: (p50, slowest) = (0, 0)
+        case 1: (p50, slowest) = (latencies[0], latencies[0])
+        case 2: (p50, slowest) = (latencies.min()!, latencies.max()!)
+        default:
+            let sorted = latencies.sorted()
+            (p50, slowest) = (sorted[(sorted.count - 1) / 2], sorted[sorted.count - 1])
+        }
         return ResultRecord.JobDone(
             jobID: job.id,
             app: job.app,
             recipients: job.channelID.map { .channel($0) } ?? .tokens(job.deviceTokens.count),
-            counts: counts.sorted { ($0.status, $0.reason ?? "") < ($1.status, $1.reason ?? "") },
+            counts: counts.count < 2 ? counts : counts.sorted { ($0.status, $0.reason ?? "") < ($1.status, $1.reason ?? "") },
             attempts: attempts,
             heldMilliseconds: heldMilliseconds,
             firstSent: firstSent,
             lastAnswer: lastAnswer ?? 0,
             // The lower middle one of an even count: a latency some token had.
-            latencyP50Milliseconds: sorted.isEmpty ? 0 : sorted[(sorted.count - 1) / 2],
-            latencyMaxMilliseconds: sorted.last ?? 0,
+            latencyP50Milliseconds: p50,
+            latencyMaxMilliseconds: slowest,
             source: source,
             meta: job.meta
         )
