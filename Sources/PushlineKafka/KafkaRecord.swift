@@ -1,22 +1,45 @@
 /// A consumed record, its bytes copied out of librdkafka (the C message is destroyed at once,
 /// so held records never pin librdkafka's fetch buffers).
 ///
+/// The key and the value are copied into one buffer, one after the other: one allocation per
+/// record. `keyBytes` and `valueBytes` are slices of it (no copy); `key` and `value` copy.
+///
 /// Hand `id` back to `KafkaConsumer.complete(_:)` once the record's work is acknowledged.
 public struct KafkaRecord: Sendable, Hashable {
     public var id: RecordID
-    public var key: [UInt8]?
-    public var value: [UInt8]
+    /// The key's bytes (when there is a key), then the value's.
+    private var storage: [UInt8]
+    /// How many of `storage`'s bytes are the key; nil when the record has no key.
+    private var keyCount: Int?
     public var headers: [KafkaHeader]
     /// Milliseconds since the epoch (create or log-append time), nil when the broker sent none.
     public var timestampMilliseconds: Int64?
 
     public init(id: RecordID, key: [UInt8]?, value: [UInt8], headers: [KafkaHeader], timestampMilliseconds: Int64?) {
+        self.init(id: id, storage: (key ?? []) + value, keyCount: key?.count, headers: headers, timestampMilliseconds: timestampMilliseconds)
+    }
+
+    /// A record whose key (its first `keyCount` bytes, nil: none) and value share `storage`.
+    init(id: RecordID, storage: [UInt8], keyCount: Int?, headers: [KafkaHeader], timestampMilliseconds: Int64?) {
+        precondition((keyCount ?? 0) <= storage.count)
         self.id = id
-        self.key = key
-        self.value = value
+        self.storage = storage
+        self.keyCount = keyCount
         self.headers = headers
         self.timestampMilliseconds = timestampMilliseconds
     }
+
+    /// The key, without a copy; nil when the record has none.
+    public var keyBytes: ArraySlice<UInt8>? { keyCount.map { storage[..<$0] } }
+
+    /// The value, without a copy.
+    public var valueBytes: ArraySlice<UInt8> { storage[(keyCount ?? 0)...] }
+
+    /// The key, copied; nil when the record has none.
+    public var key: [UInt8]? { keyBytes.map { Array($0) } }
+
+    /// The value, copied.
+    public var value: [UInt8] { Array(valueBytes) }
 
     public var topic: String { id.topic }
     public var partition: Int32 { id.partition }

@@ -27,6 +27,11 @@ public struct JobDecoder: Sendable {
     }
 
     public func decode(_ record: [UInt8]) -> Result<Job, JobRejection> {
+        decode(record[...])
+    }
+
+    /// Decodes a record's value where it lies (a slice of the consumed record's bytes).
+    public func decode(_ record: ArraySlice<UInt8>) -> Result<Job, JobRejection> {
         guard record.count <= maxRecordBytes else {
             return .failure(JobRejection(.recordTooLarge, "\(record.count) bytes, limit \(maxRecordBytes)"))
         }

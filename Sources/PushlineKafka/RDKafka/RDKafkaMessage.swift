@@ -4,8 +4,9 @@ import CRdKafka
 struct CopiedMessage {
     var topicPartition: TopicPartition
     var offset: Int64
-    var key: [UInt8]?
-    var value: [UInt8]
+    /// The key's bytes (when there is a key), then the value's: one allocation.
+    var storage: [UInt8]
+    var keyCount: Int?
     var headers: [KafkaHeader]
     var timestampMilliseconds: Int64?
 
@@ -15,8 +16,19 @@ struct CopiedMessage {
         let m = message.pointee
         topicPartition = TopicPartition(topic: String(cString: rd_kafka_topic_name(m.rkt)), partition: m.partition)
         offset = m.offset
-        key = m.key.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: m.key_len)) }
-        value = m.payload.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: m.len)) } ?? []
+        let keyCount = m.key == nil ? 0 : m.key_len
+        let valueCount = m.payload == nil ? 0 : m.len
+        storage = [UInt8](unsafeUninitializedCapacity: keyCount + valueCount) { buffer, initialized in
+            if let key = m.key, keyCount > 0 {
+                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(start: key, count: keyCount))
+            }
+            if let payload = m.payload, valueCount > 0 {
+                UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[keyCount...])
+                    .copyMemory(from: UnsafeRawBufferPointer(start: payload, count: valueCount))
+            }
+            initialized = keyCount + valueCount
+        }
+        self.keyCount = m.key == nil ? nil : keyCount
         var type = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE
         let timestamp = rd_kafka_message_timestamp(message, &type)
         timestampMilliseconds = type == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE ? nil : timestamp
