@@ -158,6 +158,17 @@ public final class APNSClient: Sendable {
         submit(RequestBatch(batch: batch, options: options, created: .now, completion: .observer(observer)))
     }
 
+    /// Sends several batches in one hand-over (one lock, one settling of the pool: the
+    /// requests of many small jobs go out together), each telling its observer its outcomes.
+    public func send(contentsOf submissions: [APNSBatchSubmission]) {
+        let now = MonotonicInstant.now
+        // Made before the lock is taken.
+        let batches = submissions.compactMap {
+            $0.batch.count > 0 ? RequestBatch(batch: $0.batch, options: $0.options, created: now, completion: .observer($0.observer)) : nil
+        }
+        perform(machine.withLock { $0.submit(batches, now: now) })
+    }
+
     /// Sends one notification and waits for its outcome.
     public func send(_ notification: APNSNotification, options: APNSSendOptions = APNSSendOptions()) async -> APNSOutcome {
         await withCheckedContinuation { continuation in

@@ -90,12 +90,27 @@ struct PoolStateMachine {
     /// New requests: to the back of the queue; what fits goes out at once. Beyond
     /// `maxQueuedRequests`, or after shutdown, they end at once.
     mutating func submit(_ batch: RequestBatch, now: MonotonicInstant) -> PoolActions {
+        submit(CollectionOfOne(batch), now: now)
+    }
+
+    /// Several batches in one step: one settle, so their sends go out together.
+    mutating func submit(_ batches: some Sequence<RequestBatch>, now: MonotonicInstant) -> PoolActions {
         var actions = PoolActions()
+        for batch in batches {
+            admit(batch, now: now, actions: &actions)
+        }
+        if !isShutDown { settle(&actions, now: now) }
+        return actions
+    }
+
+    /// Queues a batch's requests while the queue has room; the rest end at once (`connection`),
+    /// and all of them after shutdown (`shutdown`).
+    private mutating func admit(_ batch: RequestBatch, now: MonotonicInstant, actions: inout PoolActions) {
         if isShutDown {
             for index in 0..<batch.count {
                 actions.finishes.append((batch, index, RequestState(batch: batch, index: index).outcome(.shutdown, at: now)))
             }
-            return actions
+            return
         }
         let room = max(0, settings.maxQueuedRequests - waiting)
         for index in 0..<batch.count {
@@ -105,8 +120,6 @@ struct PoolStateMachine {
                 actions.finishes.append((batch, index, RequestState(batch: batch, index: index).outcome(.connection, at: now)))
             }
         }
-        settle(&actions, now: now)
-        return actions
     }
 
     /// The streams that ended on connection `slot` in one event-loop batch, in order.

@@ -105,6 +105,12 @@ final class ConsumerCore: @unchecked Sendable {
         return assignments.start(id)
     }
 
+    func start(_ ids: [RecordID]) -> [Bool] {
+        condition.lock()
+        defer { condition.unlock() }
+        return ids.map { assignments.start($0) }
+    }
+
     func complete(_ id: RecordID, weight: Int) {
         condition.lock()
         _ = assignments.complete(id, weight: weight)
@@ -276,8 +282,8 @@ final class ConsumerCore: @unchecked Sendable {
             guard !closing, let id = assignments.take(message.topicPartition, offset: message.offset) else { continue }
             let record = KafkaRecord(
                 id: id,
-                key: message.key,
-                value: message.value,
+                storage: message.storage,
+                keyCount: message.keyCount,
                 headers: message.headers,
                 timestampMilliseconds: message.timestampMilliseconds
             )

@@ -69,6 +69,12 @@ public final class KafkaConsumer: Sendable {
         core.start(id)
     }
 
+    /// `start(_:)` for the records of one batch, under one lock: element `i` says whether
+    /// `ids[i]` started.
+    public func start(_ ids: [RecordID]) -> [Bool] {
+        core.start(ids)
+    }
+
     /// Marks a started record's work done, with its `weight` (what `uncommittedWeight` counts:
     /// the worker's notifications). Thread-safe and cheap (one lock, no I/O); the offset is stored
     /// by the poll thread. Ignored for records of partitions revoked since delivery.

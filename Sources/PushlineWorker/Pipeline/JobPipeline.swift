@@ -78,17 +78,52 @@ final class JobPipeline: Sendable {
         }
     }
 
+    /// Decodes one record (pure: nothing starts).
+    func decode(_ record: KafkaRecord) -> DecodedRecord {
+        DecodedRecord(record: record, job: decoder.decode(record.valueBytes))
+    }
+
     /// Decodes one record and starts its work, in `lane`. Never throws: a bad record becomes a
     /// rejection. Thread-safe: the bulk and urgent intakes call it concurrently.
     func handle(_ record: KafkaRecord, lane: SendLane = .bulk) {
-        gate.jobStarted()
-        let source = RecordSource(topic: record.topic, partition: record.partition, offset: record.offset)
-        switch decoder.decode(record.value) {
-        case .failure(let rejection):
-            reject(record, source: source, rejection: rejection)
-        case .success(let job):
-            send(job, id: record.id, source: source, received: MonotonicInstant.now, lane: lane, producedAt: record.timestampMilliseconds)
+        handle(CollectionOfOne(decode(record)), lane: lane)
+    }
+
+    /// Starts the work of decoded records (started with the consumer), in `lane`: rejections are
+    /// published, and the device-token jobs go to each app's APNs client in one hand-over.
+    func handle(_ records: some Sequence<DecodedRecord>, lane: SendLane = .bulk) {
+        let received = MonotonicInstant.now
+        var pending = PendingSubmissions()
+        for decoded in records {
+            gate.jobStarted()
+            let record = decoded.record
+            let source = RecordSource(topic: record.topic, partition: record.partition, offset: record.offset)
+            switch decoded.job {
+            case .failure(let rejection):
+                reject(record, source: source, rejection: rejection)
+            case .success(let job):
+                start(
+                    job,
+                    id: record.id,
+                    source: source,
+                    received: received,
+                    lane: lane,
+                    producedAt: record.timestampMilliseconds,
+                    pending: &pending
+                )
+            }
         }
+        for (app, submissions) in pending.groups {
+            client(of: app).send(contentsOf: submissions)
+        }
+    }
+
+    private func client(of app: String) -> APNSClient {
+        guard let client = clients[app] else {
+            // The decoder only accepts configured apps; this cannot happen unless they diverge.
+            preconditionFailure("a job names app '\(app)' with no APNs client")
+        }
+        return client
     }
 
     // MARK: Rejected jobs
@@ -121,13 +156,16 @@ final class JobPipeline: Sendable {
 
     // MARK: Jobs
 
-    private func send(
+    /// Starts a decoded job: an expired one ends at once, a broadcast is sent, and a
+    /// device-token job's batch joins `pending`.
+    private func start(
         _ job: Job,
         id: RecordID,
         source: RecordSource,
         received: MonotonicInstant,
         lane: SendLane,
-        producedAt: Int64?
+        producedAt: Int64?,
+        pending: inout PendingSubmissions
     ) {
         // The device tokens, or a broadcast's one channel: one request and one delivery each.
         let count = job.recipientCount
@@ -164,11 +202,6 @@ final class JobPipeline: Sendable {
             requestIDs: batch?.ids,
             pipeline: self
         )
-        guard let client = clients[job.app] else {
-            // The decoder only accepts configured apps; this cannot happen unless they diverge.
-            preconditionFailure("job \(job.id) names app '\(job.app)' with no APNs client")
-        }
-
         if expired {
             // Past its deadline already: every token ends expired, never sent.
             let expired = APNSOutcome(noResponse: .expired, attempts: 0, latencyMilliseconds: 0)
@@ -178,13 +211,13 @@ final class JobPipeline: Sendable {
         guard let batch else {
             // A broadcast: one notification.
             let sent = job.broadcastNotifications(bundleID: decoder.bundleIDs[job.app] ?? "", ids: ids)
-            client.send(sent, options: options) { [self] index, outcome in
+            client(of: job.app).send(sent, options: options) { [self] index, outcome in
                 finish(progress, index: index, apnsID: .text(sent[index].apnsID), outcome: outcome)
             }
             return
         }
         // The progress hears each token's outcome (`tokenEnded`): no closure per job.
-        client.send(batch, options: options, observer: progress)
+        pending.add(APNSBatchSubmission(batch: batch, options: options, observer: progress), app: job.app)
     }
 
     /// Token `index` of a device-token job has its final outcome. APNs echoes the request's id

@@ -77,11 +77,23 @@ final class PipelineService: Service, Sendable {
         for try await event in consumer.events {
             switch event {
             case .records(let records):
-                for record in records {
+                var next = records.startIndex
+                while next < records.endIndex {
                     guard await backpressure.admit(), !Task.isCancelled else { return }
+                    // A run of records the gate has room for (the last may take it past its
+                    // limit, as one job always could): decoded first, started under one lock,
+                    // and handed to the pipeline together.
+                    var room = pipeline.gate.limit - pipeline.gate.count
+                    var run: [DecodedRecord] = []
+                    repeat {
+                        let decoded = pipeline.decode(records[next])
+                        room -= decoded.weight
+                        run.append(decoded)
+                        next += 1
+                    } while next < records.endIndex && room > 0
                     // Revoked while it waited: its partition's next owner does it.
-                    guard consumer.start(record.id) else { continue }
-                    pipeline.handle(record)
+                    let started = consumer.start(run.map(\.record.id))
+                    pipeline.handle(zip(run, started).lazy.filter(\.1).map(\.0))
                 }
             case .assigned(let partitions):
                 health.groupJoined()

@@ -1,0 +1,16 @@
+import PushlineAPNS
+
+/// The device-token batches of a run of jobs, per app, until the run is handed to each app's
+/// APNs client in one `send(contentsOf:)` (one lock and one settling of its pool for the run).
+struct PendingSubmissions {
+    /// Per app, in the order first seen: a run rarely spans more than one or two apps.
+    private(set) var groups: [(app: String, submissions: [APNSBatchSubmission])] = []
+
+    mutating func add(_ submission: APNSBatchSubmission, app: String) {
+        if let index = groups.firstIndex(where: { $0.app == app }) {
+            groups[index].submissions.append(submission)
+        } else {
+            groups.append((app, [submission]))
+        }
+    }
+}
