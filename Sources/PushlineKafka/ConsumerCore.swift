@@ -60,6 +60,7 @@ final class ConsumerCore: @unchecked Sendable {
     /// first assignment, and from every revoke (after which librdkafka rejoins) to the next.
     var joinPending = true
     private var pending: [CopiedMessage] = []
+    private var topicNames = RDKafkaTopicNames()
     /// The bulk queue had nothing at the last look.
     private var bulkIdle = false
     /// Offsets stored since the last commit, and when that commit was.
@@ -264,7 +265,7 @@ final class ConsumerCore: @unchecked Sendable {
 
     private func take(_ message: UnsafeMutablePointer<rd_kafka_message_t>) {
         if message.pointee.err == RD_KAFKA_RESP_ERR_NO_ERROR {
-            pending.append(CopiedMessage(copying: message))
+            pending.append(CopiedMessage(copying: message, topicNames: &topicNames))
         } else {
             logMessageError(message)
         }

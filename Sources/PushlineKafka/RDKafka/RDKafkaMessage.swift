@@ -12,9 +12,9 @@ struct CopiedMessage {
 
     /// Copies everything out of `message`; the caller destroys it right after (held messages
     /// would pin librdkafka's whole fetch buffer, librdkafka#1382).
-    init(copying message: UnsafeMutablePointer<rd_kafka_message_t>) {
+    init(copying message: UnsafeMutablePointer<rd_kafka_message_t>, topicNames: inout RDKafkaTopicNames) {
         let m = message.pointee
-        topicPartition = TopicPartition(topic: String(cString: rd_kafka_topic_name(m.rkt)), partition: m.partition)
+        topicPartition = TopicPartition(topic: topicNames.name(of: m.rkt), partition: m.partition)
         offset = m.offset
         let keyCount = m.key == nil ? 0 : m.key_len
         let valueCount = m.payload == nil ? 0 : m.len
