@@ -86,15 +86,17 @@ final class JobPipeline: Sendable {
     /// Decodes one record and starts its work, in `lane`. Never throws: a bad record becomes a
     /// rejection. Thread-safe: the bulk and urgent intakes call it concurrently.
     func handle(_ record: KafkaRecord, lane: SendLane = .bulk) {
-        handle(CollectionOfOne(decode(record)), lane: lane)
+        handle([decode(record)], started: [true], lane: lane)
     }
 
-    /// Starts the work of decoded records (started with the consumer), in `lane`: rejections are
-    /// published, and the device-token jobs go to each app's APNs client in one hand-over.
-    func handle(_ records: some Sequence<DecodedRecord>, lane: SendLane = .bulk) {
+    /// Starts the work of the decoded records whose `started` element is true (started with the
+    /// consumer), in `lane`: rejections are published, and the device-token jobs go to each app's
+    /// APNs client in one hand-over.
+    func handle(_ records: [DecodedRecord], started: [Bool], lane: SendLane = .bulk) {
         let received = MonotonicInstant.now
         var pending = PendingSubmissions()
-        for decoded in records {
+        for index in records.indices where started[index] {
+            let decoded = records[index]
             gate.jobStarted()
             let record = decoded.record
             let source = RecordSource(topic: record.topic, partition: record.partition, offset: record.offset)

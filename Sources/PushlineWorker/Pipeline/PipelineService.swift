@@ -93,7 +93,7 @@ final class PipelineService: Service, Sendable {
                     } while next < records.endIndex && room > 0
                     // Revoked while it waited: its partition's next owner does it.
                     let started = consumer.start(run.map(\.record.id))
-                    pipeline.handle(zip(run, started).lazy.filter(\.1).map(\.0))
+                    pipeline.handle(run, started: started)
                 }
             case .assigned(let partitions):
                 health.groupJoined()
