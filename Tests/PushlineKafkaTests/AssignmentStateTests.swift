@@ -35,6 +35,27 @@ private func taken(_ state: inout AssignmentState, _ partition: TopicPartition, 
         #expect(state.inFlight() == 0)
     }
 
+    /// The intake starts a run of a poll batch's records at once (`KafkaConsumer.start(_: [RecordID])`
+    /// maps `start` over them under one lock). A revoke that begins between the poll and the run's
+    /// start: the revoked partition's records do not start (the next owner sends them: nothing
+    /// twice), the revoke waits only for what started, and its final offset stops before them
+    /// (nothing lost).
+    @Test func aRevokeInTheMiddleOfABatchStartsOnlyTheKeptPartitionsRecords() throws {
+        var state = AssignmentState()
+        state.assign([p0, p1])
+        let batch = [try taken(&state, p0, 0), try taken(&state, p1, 5), try taken(&state, p0, 1), try taken(&state, p1, 6)]
+        state.beginRevoke([p1])
+        let started = batch.map { state.start($0) }
+        #expect(started == [true, false, true, false])
+        #expect(state.started([p1]) == 0, "the revoke has nothing of p1 to wait for")
+        #expect(state.started([p0]) == 2)
+        let final = state.finishRevoke([p1])
+        #expect(final.isEmpty, "no offset of p1 is stored past its unstarted records")
+        _ = state.complete(batch[0])
+        _ = state.complete(batch[2])
+        #expect(state.takeOffsetsToStore().map(\.1) == [2])
+    }
+
     @Test func revokeStopsHandingOutAndIgnoresLateCompletions() throws {
         var state = AssignmentState()
         state.assign([p0])

@@ -83,14 +83,14 @@ final class PipelineService: Service, Sendable {
                     // A run of records the gate has room for (the last may take it past its
                     // limit, as one job always could): decoded first, started under one lock,
                     // and handed to the pipeline together.
-                    var room = pipeline.gate.limit - pipeline.gate.count
+                    var length = IntakeRun(room: pipeline.gate.limit - pipeline.gate.count)
                     var run: [DecodedRecord] = []
-                    repeat {
+                    while next < records.endIndex && length.wantsMore {
                         let decoded = pipeline.decode(records[next])
-                        room -= decoded.weight
+                        length.add(weight: decoded.weight)
                         run.append(decoded)
                         next += 1
-                    } while next < records.endIndex && room > 0
+                    }
                     // Revoked while it waited: its partition's next owner does it.
                     let started = consumer.start(run.map(\.record.id))
                     pipeline.handle(run, started: started)
