@@ -150,7 +150,7 @@ let package = Package(
 
         .testTarget(
             name: "PushlineKafkaTests",
-            dependencies: ["PushlineKafka", "CRdKafka", "PushlineTestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CRdKafka", "PushlineKafka", "PushlineTestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .testTarget(

@@ -46,6 +46,9 @@ public struct AssignmentState: Sendable {
     /// The partitions currently assigned (including those being revoked).
     public var assigned: [TopicPartition] { Array(partitions.keys) }
 
+    /// How many partitions are assigned (without building `assigned`).
+    public var assignedCount: Int { partitions.count }
+
     /// Starts tracking newly assigned partitions, each under a fresh generation.
     public mutating func assign(_ added: [TopicPartition]) {
         for topicPartition in added {

@@ -59,6 +59,8 @@ final class ConsumerCore: @unchecked Sendable {
     /// This member's JoinGroup may be pending at the coordinator: from the subscription to the
     /// first assignment, and from every revoke (after which librdkafka rejoins) to the next.
     var joinPending = true
+    /// When to abandon a join the coordinator does not answer (`configuration.stalledJoinLimit`).
+    var stalledJoin: StalledJoin
     private var pending: [CopiedMessage] = []
     private var topicNames = RDKafkaTopicNames()
     /// The bulk queue had nothing at the last look.
@@ -83,6 +85,8 @@ final class ConsumerCore: @unchecked Sendable {
         self.priorityContinuation = priorityContinuation
         self.bulkQueue = RDKafkaQueue(client: client)
         self.consumerQueue = rd_kafka_queue_get_consumer(client.handle)
+        // The consumer protocol (KIP-848) has no join rounds to stall.
+        self.stalledJoin = StalledJoin(bound: configuration.usesConsumerGroupProtocol ? .zero : configuration.stalledJoinLimit)
     }
 
     func start() {
@@ -215,6 +219,8 @@ final class ConsumerCore: @unchecked Sendable {
             let wantPaused = userPaused || fullSince.map { now - $0 >= fullPauseAfter } ?? false
             let wantPriorityPaused = priorityFullSince.map { now - $0 >= fullPauseAfter } ?? false
             let closeAt = closeDeadline
+            let owned = assignments.assignedCount
+            let started = joinPending ? assignments.started() : 0
             condition.unlock()
             if let closeAt {
                 runClose(deadline: closeAt)
@@ -227,6 +233,7 @@ final class ConsumerCore: @unchecked Sendable {
                 runClose(deadline: .now)
                 return
             }
+            rejoinIfStalled(now: now, owned: owned, started: started)
             if wantPaused != fetchPaused { setFetchPaused(wantPaused, priority: false) }
             if wantPriorityPaused != priorityFetchPaused { setFetchPaused(wantPriorityPaused, priority: true) }
             storeCompletedOffsets()

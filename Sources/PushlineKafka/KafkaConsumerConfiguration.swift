@@ -31,6 +31,16 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
     /// leaves: a LeaveGroup sent while the member's JoinGroup is pending stalls the embedded
     /// broker's group (docs/kafka.md, "Leaving during a rebalance"). Zero: leave at once.
     public var closeJoinWait: Duration
+    /// How long this member's join may stay pending while it owns no partition and has no started
+    /// record before the consumer abandons it and joins afresh, with a warning ("rejoining: join
+    /// pending for N ms with no assignment"): a coordinator that never answers a JoinGroup would
+    /// otherwise leave the member idle for `max.poll.interval.ms` (docs/kafka.md, "A join that is
+    /// never answered"). Keep it well above a normal round, which waits for every member's revoke
+    /// drain or a dead member's session timeout: the default, 100 s, is twice librdkafka's default
+    /// `session.timeout.ms` (45 s) plus `revokeDrainTimeout`'s default (10 s); the worker sets
+    /// 2 × `session.timeout.ms` + `revokeDrainTimeout`. Zero: never. Not used with
+    /// `group.protocol=consumer`, which has no join rounds.
+    public var stalledJoinLimit: Duration
 
     public init(
         bootstrapServers: String,
@@ -44,7 +54,8 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
         maxBufferedRecords: Int = 10_000,
         pollInterval: Duration = .milliseconds(10),
         commitInterval: Duration = .milliseconds(200),
-        closeJoinWait: Duration = .seconds(15)
+        closeJoinWait: Duration = .seconds(15),
+        stalledJoinLimit: Duration = .seconds(100)
     ) {
         self.bootstrapServers = bootstrapServers
         self.groupID = groupID
@@ -58,6 +69,7 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
         self.pollInterval = pollInterval
         self.commitInterval = commitInterval
         self.closeJoinWait = closeJoinWait
+        self.stalledJoinLimit = stalledJoinLimit
     }
 
     /// Settings the offset and rebalance design relies on; users may repeat them, not change them.

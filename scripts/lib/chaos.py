@@ -43,6 +43,8 @@ class Proxy:
         self.loop = asyncio.new_event_loop()
         self.server = None
         self.writers = set()
+        self.clients = set()
+        self.muted = set()
         threading.Thread(target=self.loop.run_forever, daemon=True).start()
         self.call(self._open())
         self.listen_port = self.server.sockets[0].getsockname()[1]
@@ -53,9 +55,13 @@ class Proxy:
     async def _open(self):
         self.server = await asyncio.start_server(self._client, "127.0.0.1", 0)
 
-    async def _pipe(self, reader, writer):
+    async def _pipe(self, reader, writer, muted=None):
+        """Relays reader to writer; while `muted` (the client's writer) is in `self.muted`, what
+        the broker sends is dropped: an answer lost with the connection still up."""
         try:
             while data := await reader.read(65536):
+                if muted is not None and muted in self.muted:
+                    continue
                 writer.write(data)
                 await writer.drain()
         except Exception:
@@ -73,9 +79,23 @@ class Proxy:
             writer.close()
             return
         self.writers.update((writer, up_writer))
-        await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
+        self.clients.add(writer)
+        await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer, muted=writer))
         self.writers.discard(writer)
         self.writers.discard(up_writer)
+        self.clients.discard(writer)
+        self.muted.discard(writer)
+
+    def mute(self, seconds):
+        """Drops what the broker sends on the connections open now, for `seconds`; connections
+        opened meanwhile are not affected. Returns how many connections."""
+        async def start():
+            muted = set(self.clients)
+            self.muted |= muted
+            self.loop.call_later(seconds, lambda: self.muted.difference_update(muted))
+            return len(muted)
+
+        return self.call(start())
 
     async def _cut(self):
         self.cut_off = True
@@ -450,6 +470,37 @@ def scenario_pair_leave(tokens):
         stack.close()
 
 
+def scenario_lost_join(tokens):
+    """A worker's JoinGroup answer is lost, the connection staying up (what the embedded broker
+    sometimes does to one member of a round; docs/kafka.md, "A join that is never answered"): the
+    proxy drops what the broker sends on the worker's connections from 1 s to 6 s after it
+    subscribed, which takes the answer the broker gives after its 3 s round. librdkafka would wait
+    max.poll.interval.ms + 3 s for it; the worker must rejoin after its stalledJoinLimit (2 x the
+    session timeout + the revoke drain: 22 s here), own every partition and finish."""
+    stack = Stack("lostjoin", SLOW, tokens, proxy=True)
+    try:
+        worker = stack.start_worker()
+        deadline = time.time() + 90
+        while not log_has(worker, "Kafka consumer subscribed") and time.time() < deadline:
+            time.sleep(0.02)
+        subscribed = time.time()
+        time.sleep(1.0)
+        muted = stack.proxy.mute(5.0)
+        while not log_has(worker, "now own 4") and time.time() < subscribed + 120:
+            time.sleep(0.1)
+        owned = time.time() - subscribed
+        counts = stack.wait_all(timeout=240)
+        rejoined = log_has(worker, "rejoining: join pending")
+        row = verdict("a worker's JoinGroup answer is lost", stack, counts,
+                      f"{muted} connections muted; {'rejoined, ' if rejoined else 'no rejoin, '}"
+                      f"owned all {owned:.1f} s after subscribing", committed=True)
+        if not rejoined or owned >= 60:
+            row["verdict"] = "FAIL"
+        return row
+    finally:
+        stack.close()
+
+
 # Seconds the proxy cuts the broker in the outage rows: 2 s, and 1.5 and 3 times the session
 # timeout of the local stack (6 s), besides the 20 s of the original row.
 SESSION_S = int(CLIENT_PROPERTIES["session.timeout.ms"]) / 1000
@@ -709,6 +760,7 @@ SCENARIOS = {
     "leave": scenario_leave,
     "crash": scenario_crash,
     "pairleave": scenario_pair_leave,
+    "lostjoin": scenario_lost_join,
     "outage2": lambda tokens: scenario_broker_outage(tokens, 2),
     "outage1.5x": lambda tokens: scenario_broker_outage(tokens, 1.5 * SESSION_S),
     "outage3x": lambda tokens: scenario_broker_outage(tokens, 3 * SESSION_S),

@@ -31,6 +31,11 @@ final class RDKafkaCallbacks: @unchecked Sendable {
     private let reachability = Mutex(KafkaReachability())
     /// Whether `reachability` says unreachable: the success path reads only this (per delivery).
     private let unreachable = Atomic<Bool>(false)
+    /// The consumer's broker sockets (`RDKafkaClient.dropConnections`).
+    let sockets = RDKafkaSockets()
+    /// Until when connection failures are the client's own doing (`dropConnections`): logged at
+    /// debug level, not counted as Kafka not answering.
+    private let quietUntil = Mutex<ContinuousClock.Instant?>(nil)
 
     init(logger: Logger, client: String, onStatistics: (@Sendable (String) -> Void)?) {
         self.logger = logger
@@ -58,6 +63,7 @@ final class RDKafkaCallbacks: @unchecked Sendable {
     func kafkaFailed(_ detail: @autoclosure () -> String) {
         let text = detail()
         logger.debug("\(text)", metadata: ["kafka.client": "\(client)"])
+        if let until = quietUntil.withLock({ $0 }), ContinuousClock.now < until { return }
         let report = reachability.withLock { state in
             let report = state.failed(at: .now)
             unreachable.store(state.isUnreachable, ordering: .releasing)
@@ -74,6 +80,12 @@ final class RDKafkaCallbacks: @unchecked Sendable {
         case .reachable, nil:
             break
         }
+    }
+
+    /// The connections are about to be cut on purpose: their failures for `duration` are not an
+    /// outage.
+    func expectDisconnects(for duration: Duration) {
+        quietUntil.withLock { $0 = .now + duration }
     }
 
     /// Kafka answered (a delivery, a commit, records, an assignment). Cheap while it answers.
@@ -114,6 +126,7 @@ final class RDKafkaCallbacks: @unchecked Sendable {
         if consumer {
             rd_kafka_conf_set_rebalance_cb(conf, rdkafkaRebalanceCallback)
             rd_kafka_conf_set_offset_commit_cb(conf, rdkafkaCommitCallback)
+            RDKafkaSockets.install(on: conf)
         } else {
             rd_kafka_conf_set_dr_msg_cb(conf, rdkafkaDeliveryCallback)
         }

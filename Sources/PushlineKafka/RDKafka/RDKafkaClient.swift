@@ -66,6 +66,16 @@ final class RDKafkaClient: @unchecked Sendable {
         return KafkaError.fatalError(of: handle)
     }
 
+    /// Cuts every broker connection of this consumer; librdkafka fails what was outstanding on them
+    /// with `__TRANSPORT` and reconnects. For a join the coordinator never answers (`StalledJoin`):
+    /// librdkafka then sends a new JoinGroup, with the same member id, at once. Any thread.
+    /// Returns how many connections were cut.
+    func dropConnections() -> Int {
+        // Their "Disconnected" lines and errors are ours, not an outage.
+        callbacks.expectDisconnects(for: .seconds(2))
+        return callbacks.sockets.shutdownAll()
+    }
+
     deinit {
         // Blocks until librdkafka's threads are gone; no callback can run after it returns.
         rd_kafka_destroy(handle)

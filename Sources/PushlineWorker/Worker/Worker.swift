@@ -43,6 +43,7 @@ public struct Worker: Sendable {
         let sessionTimeout = Duration.milliseconds(Int(kafka.properties["session.timeout.ms"] ?? "") ?? 45_000)
         let group = GroupMonitor(bound: sessionTimeout * 3, logger: logger)
         health.register(group: group)
+        let revokeDrainTimeout = min(shutdownTimeout, .seconds(20))
         let consumer = try KafkaConsumer(
             configuration: KafkaConsumerConfiguration(
                 bootstrapServers: kafka.brokers,
@@ -51,12 +52,16 @@ public struct Worker: Sendable {
                 priorityTopics: kafka.urgentJobsTopic.isEmpty ? [] : [kafka.urgentJobsTopic],
                 properties: kafka.properties,
                 statisticsInterval: .seconds(5),
-                revokeDrainTimeout: min(shutdownTimeout, .seconds(20)),
+                revokeDrainTimeout: revokeDrainTimeout,
                 maxBatchSize: 500,
                 maxBufferedRecords: 2000,
                 // A rebalance round completes within about a session timeout; a member that
                 // leaves in the middle of one stalls the embedded broker's group (docs/kafka.md).
-                closeJoinWait: min(sessionTimeout + .seconds(5), .seconds(30))
+                closeJoinWait: min(sessionTimeout + .seconds(5), .seconds(30)),
+                // A round waits at most for every member's revoke drain, or a dead member's
+                // session timeout; a join pending longer than both, twice over for the latter, is
+                // not going to be answered (docs/kafka.md, "A join that is never answered").
+                stalledJoinLimit: sessionTimeout * 2 + revokeDrainTimeout
             ),
             logger: logger,
             onStatistics: { json in group.update(json) },

@@ -1,0 +1,92 @@
+import Logging
+import PushlineKafka
+import PushlineTestSupport
+import Synchronization
+import Testing
+
+/// A coordinator that never answers this member's JoinGroup (the embedded broker does that now and
+/// then to a newcomer whose round completed for the others): the consumer abandons the join after
+/// `stalledJoinLimit` and gets its assignment, instead of waiting `max.poll.interval.ms` + 3 s.
+@Suite(.serialized) struct StalledJoinMockClusterTests {
+    static let topic = "stalled-join"
+
+    func makeConsumer(_ cluster: MockCluster, limit: Duration, logger: Logger) throws -> KafkaConsumer {
+        try KafkaConsumer(
+            configuration: KafkaConsumerConfiguration(
+                bootstrapServers: cluster.bootstrapServers,
+                groupID: "stalled-join-group",
+                topics: [Self.topic],
+                // librdkafka waits max.poll.interval.ms + 3 s for a JoinGroup answer.
+                properties: ["session.timeout.ms": "6000", "heartbeat.interval.ms": "500", "max.poll.interval.ms": "60000"],
+                closeJoinWait: .zero,
+                stalledJoinLimit: limit
+            ),
+            logger: logger
+        )
+    }
+
+    func stalledCluster() throws -> MockCluster {
+        let cluster = try MockCluster()
+        cluster.createTopic(Self.topic, partitions: 2)
+        cluster.delayNextRequest(apiKey: MockCluster.joinGroup, milliseconds: 50_000)
+        return cluster
+    }
+
+    @Test func aJoinTheCoordinatorSitsOnIsAbandonedAndTheMemberGetsItsPartitions() async throws {
+        let cluster = try stalledCluster()
+        let lines = CapturedLines()
+        let consumer = try makeConsumer(cluster, limit: .seconds(8), logger: lines.logger)
+        let began = ContinuousClock.now
+        try await waitUntil("the member owns both partitions", timeout: .seconds(25), interval: .milliseconds(50)) {
+            consumer.assignment.count == 2
+        }
+        let took = ContinuousClock.now - began
+        #expect(took >= .seconds(8), "not before the limit: \(took)")
+        #expect(lines.contains("rejoining: join pending for 8"), "the warning says what happened: \(lines.all)")
+        #expect(!lines.contains("Kafka unreachable"), "the cut connections are not an outage: \(lines.all)")
+        await consumer.close(drainTimeout: .seconds(1))
+    }
+
+    @Test func withoutTheLimitTheMemberWaitsForTheAnswer() async throws {
+        // The control: the mock cluster really sits on the JoinGroup.
+        let cluster = try stalledCluster()
+        let consumer = try makeConsumer(cluster, limit: .zero, logger: CapturedLines().logger)
+        try await Task.sleep(for: .seconds(12))
+        #expect(consumer.assignment.isEmpty)
+        await consumer.close(drainTimeout: .seconds(1))
+    }
+}
+
+/// Log lines at warning level and above, kept for assertions.
+final class CapturedLines: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    var logger: Logger {
+        Logger(label: "stalled-join") { _ in CapturingHandler(lines: self) }
+    }
+
+    var all: [String] { lines.withLock { $0 } }
+
+    func contains(_ text: String) -> Bool {
+        lines.withLock { $0.contains { $0.contains(text) } }
+    }
+
+    fileprivate func append(_ line: String) {
+        lines.withLock { $0.append(line) }
+    }
+}
+
+private struct CapturingHandler: LogHandler {
+    let lines: CapturedLines
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .warning
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        lines.append("\(event.level): \(event.message)")
+    }
+}
