@@ -122,7 +122,14 @@ public final class APNSClient: Sendable {
         options: APNSSendOptions = APNSSendOptions(),
         completion: @escaping @Sendable (APNSOutcome) -> Void
     ) {
-        submit(RequestBatch(notifications: [notification], options: options, created: .now, completion: .closure { _, outcome in completion(outcome) }))
+        submit(
+            RequestBatch(
+                notifications: [notification],
+                options: options,
+                created: .now,
+                completion: .closure { _, outcome in completion(outcome) }
+            )
+        )
     }
 
     /// Sends many notifications in one hand-over (one lock, one hop per connection).

@@ -16,7 +16,13 @@ public struct KafkaRecord: Sendable, Hashable {
     public var timestampMilliseconds: Int64?
 
     public init(id: RecordID, key: [UInt8]?, value: [UInt8], headers: [KafkaHeader], timestampMilliseconds: Int64?) {
-        self.init(id: id, storage: (key ?? []) + value, keyCount: key?.count, headers: headers, timestampMilliseconds: timestampMilliseconds)
+        self.init(
+            id: id,
+            storage: (key ?? []) + value,
+            keyCount: key?.count,
+            headers: headers,
+            timestampMilliseconds: timestampMilliseconds
+        )
     }
 
     /// A record whose key (its first `keyCount` bytes, nil: none) and value share `storage`.

@@ -195,8 +195,15 @@ public enum ResultRecord: Sendable, Hashable {
         var json = JSONWriter()
         switch self {
         case .delivery(let d):
-            return DeliveryRecordTemplate(jobID: d.jobID, app: d.app, source: d.source, broadcast: d.recipient.isChannel, meta: d.meta, records: 1)
-                .encode(d)
+            return DeliveryRecordTemplate(
+                jobID: d.jobID,
+                app: d.app,
+                source: d.source,
+                broadcast: d.recipient.isChannel,
+                meta: d.meta,
+                records: 1
+            )
+            .encode(d)
         case .jobDone(let done):
             return done.encoded()
         case .channelGone(let g):
