@@ -158,13 +158,6 @@ public final class APNSClient: Sendable {
         submit(RequestBatch(batch: batch, options: options, created: .now, completion: .closure(completion)))
     }
 
-    /// Sends the notifications of `batch` like `send(_:options:completion:)`, telling `observer`
-    /// each one's outcome: an object the caller already has, so the batch costs no closure.
-    public func send(_ batch: APNSNotificationBatch, options: APNSSendOptions = APNSSendOptions(), observer: any APNSBatchObserver) {
-        guard batch.count > 0 else { return }
-        submit(RequestBatch(batch: batch, options: options, created: .now, completion: .observer(observer)))
-    }
-
     /// Sends several batches in one hand-over (one lock, one settling of the pool: the
     /// requests of many small jobs go out together), each telling its observer its outcomes.
     public func send(contentsOf submissions: [APNSBatchSubmission]) {

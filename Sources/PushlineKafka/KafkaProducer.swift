@@ -49,18 +49,6 @@ public final class KafkaProducer: Sendable {
         )
     }
 
-    /// Enqueues a record whose delivery report goes to `delivery` (on the poll thread); throws
-    /// like `send(topic:partition:key:value:headers:onDelivery:)`, and then `delivery` hears nothing.
-    public func send(
-        partition: Int32? = nil,
-        key: [UInt8]?,
-        value: [UInt8],
-        headers: [KafkaHeader] = [],
-        delivery: KafkaDelivery
-    ) throws(KafkaError) {
-        try send(topic: delivery.topic, partition: partition, key: key, value: value, headers: headers, delivery: delivery)
-    }
-
     /// Enqueues a record on `topic` whose delivery report goes to `delivery` (one delivery may
     /// serve records on several topics); throws like `send(topic:partition:key:value:headers:onDelivery:)`,
     /// and then `delivery` hears nothing of this record.

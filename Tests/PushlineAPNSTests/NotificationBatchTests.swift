@@ -61,4 +61,57 @@ import Testing
         }
         #expect(seen.count == count)
     }
+
+    /// Many small batches in one hand-over (`send(contentsOf:)`, how the worker sends a run of
+    /// single-token jobs): each batch's observer hears exactly its own indices, once each.
+    @Test func batchesHandedOverTogetherEachTellTheirOwnObserver() async throws {
+        let jobs = 200
+        let fixture = try await MockFixture.start { configuration in
+            configuration.maxStreams = 30
+            configuration.unregisteredTokens = [APNSClientTests.token(7)]
+        }
+        let client = try APNSClientTests().tokenClient(fixture, connections: 2)
+        client.start()
+        let generator = APNSIDGenerator()
+        let observers = (0..<jobs).map { _ in OutcomeCollector() }
+        let submissions = (0..<jobs).map { job in
+            APNSBatchSubmission(
+                batch: APNSNotificationBatch(
+                    // Job 0 has three tokens; the rest one each.
+                    tokens: APNSDeviceTokens((job == 0 ? [1000, 1001, 1002] : [job]).map(APNSClientTests.token)),
+                    ids: generator.reserve(job == 0 ? 3 : 1),
+                    topic: MockFixture.bundleID,
+                    payload: Array(#"{"aps":{"alert":"job \#(job)"}}"#.utf8)
+                ),
+                observer: observers[job]
+            )
+        }
+        client.send(contentsOf: submissions)
+        try await waitUntil("every outcome", timeout: .seconds(60)) {
+            observers.reduce(0) { $0 + $1.count } >= jobs + 2
+        }
+        await client.shutdown()
+        #expect(fixture.stats.limitViolations == 0)
+        try await fixture.stop()
+
+        #expect(observers[0].outcomes.keys.sorted() == [0, 1, 2])
+        for (job, observer) in observers.enumerated() {
+            let outcomes = observer.outcomes
+            #expect(outcomes.values.allSatisfy { $0.count == 1 }, "job \(job): one outcome per token")
+            if job > 0 { #expect(outcomes.keys.sorted() == [0], "job \(job)") }
+            #expect(outcomes[0]?.first?.status == (job == 7 ? 410 : 200), "job \(job)")
+        }
+    }
+}
+
+/// Collects a batch's outcomes by index.
+private final class OutcomeCollector: APNSBatchObserver {
+    private let collected = Mutex<[Int: [APNSOutcome]]>([:])
+
+    func notificationEnded(_ index: Int, outcome: APNSOutcome) {
+        collected.withLock { $0[index, default: []].append(outcome) }
+    }
+
+    var outcomes: [Int: [APNSOutcome]] { collected.withLock { $0 } }
+    var count: Int { collected.withLock { $0.values.reduce(0) { $0 + $1.count } } }
 }
