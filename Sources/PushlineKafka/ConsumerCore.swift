@@ -110,7 +110,7 @@ final class ConsumerCore: @unchecked Sendable {
         return assignments.start(id)
     }
 
-    func start(_ ids: [RecordID]) -> [Bool] {
+    func start(_ ids: some Collection<RecordID>) -> [Bool] {
         condition.lock()
         defer { condition.unlock() }
         return ids.map { assignments.start($0) }

@@ -71,7 +71,7 @@ public final class KafkaConsumer: Sendable {
 
     /// `start(_:)` for the records of one batch, under one lock: element `i` says whether
     /// `ids[i]` started.
-    public func start(_ ids: [RecordID]) -> [Bool] {
+    public func start(_ ids: some Collection<RecordID>) -> [Bool] {
         core.start(ids)
     }
 

@@ -74,6 +74,8 @@ final class PipelineService: Service, Sendable {
     }
 
     private func bulkIntake() async throws {
+        // The records of one run, decoded: one buffer, reused by every run.
+        var run: [DecodedRecord] = []
         for try await event in consumer.events {
             switch event {
             case .records(let records):
@@ -84,7 +86,6 @@ final class PipelineService: Service, Sendable {
                     // limit, as one job always could): decoded first, started under one lock,
                     // and handed to the pipeline together.
                     var length = IntakeRun(room: pipeline.gate.limit - pipeline.gate.count)
-                    var run: [DecodedRecord] = []
                     while next < records.endIndex && length.wantsMore {
                         let decoded = pipeline.decode(records[next])
                         length.add(weight: decoded.weight)
@@ -92,8 +93,10 @@ final class PipelineService: Service, Sendable {
                         next += 1
                     }
                     // Revoked while it waited: its partition's next owner does it.
-                    let started = consumer.start(run.map(\.record.id))
+                    let started = consumer.start(run.lazy.map(\.record.id))
                     pipeline.handle(run, started: started)
+                    // Emptied at once: held records would keep their bytes alive meanwhile.
+                    run.removeAll(keepingCapacity: true)
                 }
             case .assigned(let partitions):
                 health.groupJoined()

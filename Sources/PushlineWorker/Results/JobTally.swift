@@ -46,17 +46,10 @@ struct JobTally: Sendable, Hashable {
 
     /// The `job_done` record of `job` (read from `source`) after its last outcome.
     func record(for job: Job, source: RecordSource) -> ResultRecord.JobDone {
-        // No sorted copies for the usual few: a single-token job has one latency and one count.
-        let p50: Double
-        let slowest: Double
-        switch latencies.count {
-        case 0: (p50, slowest) = (0, 0)
-        case 1: (p50, slowest) = (latencies[0], latencies[0])
-        case 2: (p50, slowest) = (latencies.min()!, latencies.max()!)
-        default:
-            let sorted = latencies.sorted()
-            (p50, slowest) = (sorted[(sorted.count - 1) / 2], sorted[sorted.count - 1])
-        }
+        // The lower middle one of an even count: a latency some token had. Up to two latencies,
+        // that is the smaller one, found without a sorted copy (a single-token job has one).
+        var p50 = latencies.min() ?? 0
+        if latencies.count > 2 { p50 = latencies.sorted()[(latencies.count - 1) / 2] }
         return ResultRecord.JobDone(
             jobID: job.id,
             app: job.app,
@@ -66,9 +59,8 @@ struct JobTally: Sendable, Hashable {
             heldMilliseconds: heldMilliseconds,
             firstSent: firstSent,
             lastAnswer: lastAnswer ?? 0,
-            // The lower middle one of an even count: a latency some token had.
             latencyP50Milliseconds: p50,
-            latencyMaxMilliseconds: slowest,
+            latencyMaxMilliseconds: latencies.max() ?? 0,
             source: source,
             meta: job.meta
         )
