@@ -159,7 +159,7 @@ public struct AssignmentState: Sendable {
         return subset.reduce(0) { $0 + (partitions[$1]?.tracker.inFlightCount ?? 0) }
     }
 
-    /// Offsets that advanced since the last call, to pass to `rd_kafka_offsets_store`.
+    /// Offsets that advanced since the last call, for librdkafka to store for the next commit.
     public mutating func takeOffsetsToStore() -> [(TopicPartition, Int64)] {
         var result: [(TopicPartition, Int64)] = []
         for topicPartition in dirty {

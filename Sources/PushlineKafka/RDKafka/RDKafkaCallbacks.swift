@@ -2,14 +2,18 @@ import CRdKafka
 import Logging
 import Synchronization
 
-/// Receives group rebalances on the consumer's poll thread.
+/// Receives group rebalances on the consumer's poll thread; the handler takes or gives up the
+/// partitions (`RDKafkaClient.assign`/`unassign`) before it returns.
 protocol RDKafkaRebalanceHandler: AnyObject {
-    func rebalance(_ handle: OpaquePointer, _ err: rd_kafka_resp_err_t, _ partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>)
+    func rebalance(_ rebalance: RDKafkaRebalance)
 }
 
-/// Receives the results of offset commits on the consumer's poll thread.
+/// Receives the results of background offset commits on the consumer's poll thread.
 protocol RDKafkaCommitHandler: AnyObject {
-    func committed(_ err: rd_kafka_resp_err_t, _ offsets: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?)
+    /// The offsets the broker confirmed.
+    func committed(_ offsets: [(TopicPartition, Int64)])
+    /// The commit failed as a whole; what it carried stays stored.
+    func commitFailed(_ error: KafkaError)
 }
 
 /// The Swift side of librdkafka's callbacks, reached through the conf opaque (`Unmanaged`).
@@ -190,7 +194,23 @@ private func rdkafkaRebalanceCallback(
 ) {
     guard let handle, let partitions, let callbacks = RDKafkaCallbacks.from(opaque) else { return }
     if let handler = callbacks.rebalanceHandler {
-        handler.rebalance(handle, err, partitions)
+        let kind: RDKafkaRebalance.Kind
+        switch err {
+        case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
+            callbacks.kafkaAnswered()
+            kind = .assign
+        case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
+            kind = .revoke(lost: rd_kafka_assignment_lost(handle) != 0)
+        default:
+            kind = .failed(KafkaError(err))
+        }
+        handler.rebalance(
+            RDKafkaRebalance(
+                kind: kind,
+                partitions: RDKafkaTopicPartitionList.partitions(of: partitions),
+                cooperative: RDKafkaRebalanceProtocol.isCooperative(handle)
+            )
+        )
     } else {
         // No consumer (it is being torn down): release the partitions so the group can move on.
         if RDKafkaRebalanceProtocol.isCooperative(handle) == true {
@@ -208,8 +228,17 @@ private func rdkafkaCommitCallback(
     offsets: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?,
     opaque: UnsafeMutableRawPointer?
 ) {
-    guard let callbacks = RDKafkaCallbacks.from(opaque) else { return }
-    callbacks.commitHandler?.committed(err, offsets)
+    guard let callbacks = RDKafkaCallbacks.from(opaque), let handler = callbacks.commitHandler else { return }
+    guard let offsets, err == RD_KAFKA_RESP_ERR_NO_ERROR || err == RD_KAFKA_RESP_ERR__NO_OFFSET else {
+        if err != RD_KAFKA_RESP_ERR__NO_OFFSET { handler.commitFailed(KafkaError(err)) }
+        return
+    }
+    if err == RD_KAFKA_RESP_ERR_NO_ERROR { callbacks.kafkaAnswered() }
+    handler.committed(
+        RDKafkaTopicPartitionList.elements(of: offsets)
+            .filter { $0.error == RD_KAFKA_RESP_ERR_NO_ERROR && $0.offset >= 0 }
+            .map { ($0.partition, $0.offset) }
+    )
 }
 
 private func rdkafkaDeliveryCallback(handle: OpaquePointer?, message: UnsafePointer<rd_kafka_message_t>?, opaque: UnsafeMutableRawPointer?)

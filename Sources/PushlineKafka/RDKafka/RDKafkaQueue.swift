@@ -1,10 +1,12 @@
 import CRdKafka
 
-/// Owns one application queue of a consumer (`rd_kafka_queue_new`) and destroys it in deinit.
+/// Owns one reference to a queue of a consumer and destroys it in deinit: an application queue
+/// (`init(client:)`), or the consumer queue (`init(consumerOf:)`).
 ///
-/// The bulk partitions' fetch queues are forwarded here, so the poll thread takes their records
-/// only when its buffer has room while it keeps polling the consumer queue (rebalances, logs,
-/// priority records) in every state. The client is retained: the queue must go before it.
+/// The bulk partitions' fetch queues are forwarded to an application queue, so the poll thread
+/// takes their records only when its buffer has room while it keeps polling the consumer queue
+/// (rebalances, logs, priority records) in every state. The client is retained: the queue must go
+/// before it.
 final class RDKafkaQueue: @unchecked Sendable {
     // @unchecked Sendable: the pointers are immutable, and the queue (with `messages`) is used from
     // the consumer's poll thread only.
@@ -16,6 +18,18 @@ final class RDKafkaQueue: @unchecked Sendable {
     init(client: RDKafkaClient) {
         self.client = client
         self.pointer = rd_kafka_queue_new(client.handle)
+    }
+
+    /// A reference to the consumer queue, only to wake a poll waiting on it (`wake`); librdkafka
+    /// wants it gone before the consumer closes.
+    init(consumerOf client: RDKafkaClient) {
+        self.client = client
+        self.pointer = rd_kafka_queue_get_consumer(client.handle)
+    }
+
+    /// Makes a poll waiting on this queue return at once. Any thread.
+    func wake() {
+        rd_kafka_queue_yield(pointer)
     }
 
     /// Routes the fetched records of `partitions` into this queue instead of the consumer queue.
@@ -31,15 +45,21 @@ final class RDKafkaQueue: @unchecked Sendable {
         }
     }
 
-    /// Up to `capacity` messages, each handed to `body` and destroyed right after. Waits up to
-    /// `timeout` milliseconds for the first one only (returning as soon as it comes).
+    /// Up to `capacity` messages, each read (`RDKafkaConsumed`), handed to `body` and destroyed
+    /// right after. Waits up to `timeout` milliseconds for the first one only (returning as soon
+    /// as it comes).
     @discardableResult
-    func consume(upTo capacity: Int, timeout: Int32 = 0, _ body: (UnsafeMutablePointer<rd_kafka_message_t>) -> Void) -> Int {
+    func consume(
+        upTo capacity: Int,
+        timeout: Int32 = 0,
+        topicNames: inout RDKafkaTopicNames,
+        _ body: (RDKafkaConsumed) -> Void
+    ) -> Int {
         guard capacity > 0 else { return 0 }
         var first = 0
         if timeout > 0 {
             guard let message = rd_kafka_consume_queue(pointer, timeout) else { return 0 }
-            body(message)
+            body(RDKafkaConsumed(message, topicNames: &topicNames))
             rd_kafka_message_destroy(message)
             first = 1
             guard capacity > 1 else { return 1 }
@@ -50,10 +70,23 @@ final class RDKafkaQueue: @unchecked Sendable {
         guard count > 0 else { return first }
         for index in 0..<count {
             guard let message = messages[index] else { continue }
-            body(message)
+            body(RDKafkaConsumed(message, topicNames: &topicNames))
             rd_kafka_message_destroy(message)
         }
         return first + count
+    }
+
+    /// Destroys up to `capacity` waiting messages unread (records nobody takes any more).
+    @discardableResult
+    func discard(upTo capacity: Int) -> Int {
+        guard capacity > 0 else { return 0 }
+        if messages.count < capacity { messages = Array(repeating: nil, count: capacity) }
+        let count = rd_kafka_consume_batch_queue(pointer, 0, &messages, capacity)
+        guard count > 0 else { return 0 }
+        for index in 0..<count {
+            if let message = messages[index] { rd_kafka_message_destroy(message) }
+        }
+        return count
     }
 
     deinit {
