@@ -1,5 +1,3 @@
-import CRdKafka
-
 /// Checks a configuration the way creating the client would (our rules, then librdkafka's own
 /// parsing of every property), without creating a client: start-up validation reports every
 /// problem before anything connects.
@@ -7,8 +5,7 @@ enum KafkaConfigurationCheck {
     /// One line per problem, `property: message`; empty when librdkafka would accept it.
     static func problems(_ properties: () throws(KafkaError) -> [String: String]) -> [String] {
         do throws(KafkaError) {
-            let conf = try RDKafkaClient.makeConf(try properties())
-            rd_kafka_conf_destroy(conf)
+            try RDKafkaClient.checkConf(try properties())
             return []
         } catch {
             let prefix = "invalid Kafka configuration: "

@@ -1,4 +1,3 @@
-import CRdKafka
 import Foundation
 import Logging
 
@@ -30,21 +29,10 @@ public final class KafkaConsumer: Sendable {
     ) throws(KafkaError) {
         let properties = try configuration.librdkafkaProperties()
         LibrdkafkaVersion.logRuntime(to: logger, client: "consumer")
-        let client = try RDKafkaClient.make(
-            type: RD_KAFKA_CONSUMER,
-            properties: properties,
-            logger: logger,
-            onStatistics: onStatistics
-        )
+        let client = try RDKafkaClient.makeConsumer(properties: properties, logger: logger, onStatistics: onStatistics)
         // One poll call serves records, rebalances, logs, errors and statistics.
-        rd_kafka_poll_set_consumer(client.handle)
-        let subscription = RDKafkaTopicPartitionList(
-            configuration.topics.map { TopicPartition(topic: $0, partition: RD_KAFKA_PARTITION_UA) }
-        )
-        let err = subscription.withPointer { rd_kafka_subscribe(client.handle, $0) }
-        guard err == RD_KAFKA_RESP_ERR_NO_ERROR else {
-            throw KafkaError(err, message: "cannot subscribe to \(configuration.topics): \(String(cString: rd_kafka_err2str(err)))")
-        }
+        client.pollSetConsumer()
+        try client.subscribe(topics: configuration.topics)
         let (stream, continuation) = AsyncThrowingStream<KafkaConsumerEvent, any Error>.makeStream()
         let (priorityStream, priorityContinuation) = AsyncThrowingStream<KafkaConsumerEvent, any Error>.makeStream()
         let core = ConsumerCore(
@@ -120,13 +108,10 @@ public final class KafkaConsumer: Sendable {
         var all = properties
         all["bootstrap.servers"] = bootstrapServers
         all["group.id"] = groupID
-        let client = try RDKafkaClient.make(type: RD_KAFKA_CONSUMER, properties: all, logger: logger, onStatistics: nil)
+        let client = try RDKafkaClient.makeConsumer(properties: all, logger: logger, onStatistics: nil)
         let list = RDKafkaTopicPartitionList(partitions)
-        // rd_kafka_committed fills the list in place; the list stays ours.
-        let err = rd_kafka_committed(client.handle, list.pointer, Int32(clamping: timeout.milliseconds))
-        guard err == RD_KAFKA_RESP_ERR_NO_ERROR else {
-            throw KafkaError(err, message: "cannot fetch committed offsets: \(String(cString: rd_kafka_err2str(err)))")
-        }
+        // Filled in place; the list stays ours.
+        try client.committed(list, timeout: timeout)
         var result: [TopicPartition: Int64?] = [:]
         for element in RDKafkaTopicPartitionList.elements(of: list.pointer) {
             result[element.partition] = element.offset >= 0 ? element.offset : nil

@@ -1,4 +1,3 @@
-import CRdKafka
 import Foundation
 import Logging
 
@@ -18,12 +17,7 @@ public final class KafkaProducer: Sendable {
     ) throws(KafkaError) {
         let properties = try configuration.librdkafkaProperties()
         LibrdkafkaVersion.logRuntime(to: logger, client: "producer")
-        let client = try RDKafkaClient.make(
-            type: RD_KAFKA_PRODUCER,
-            properties: properties,
-            logger: logger,
-            onStatistics: onStatistics
-        )
+        let client = try RDKafkaClient.makeProducer(properties: properties, logger: logger, onStatistics: onStatistics)
         core = ProducerCore(client: client, configuration: configuration, logger: logger)
         core.start()
     }
@@ -41,7 +35,7 @@ public final class KafkaProducer: Sendable {
     ) throws(KafkaError) {
         try core.produce(
             topic: topic,
-            partition: partition ?? RD_KAFKA_PARTITION_UA,
+            partition: partition,
             key: key,
             value: value,
             headers: headers,
@@ -62,7 +56,7 @@ public final class KafkaProducer: Sendable {
     ) throws(KafkaError) {
         try core.produce(
             topic: topic,
-            partition: partition ?? RD_KAFKA_PARTITION_UA,
+            partition: partition,
             key: key,
             value: value,
             headers: headers,
@@ -89,7 +83,7 @@ public final class KafkaProducer: Sendable {
     ) throws(KafkaError) {
         try core.produce(
             topic: topic.handle,
-            partition: partition ?? RD_KAFKA_PARTITION_UA,
+            partition: partition,
             key: key,
             value: value,
             headers: headers,
@@ -137,7 +131,7 @@ public final class KafkaProducer: Sendable {
     }
 
     /// Records enqueued or in flight (not yet reported).
-    public var outstandingCount: Int { Int(rd_kafka_outq_len(core.client.handle)) }
+    public var outstandingCount: Int { core.client.outstandingCount }
 
     /// Flushes up to `timeout`, then stops the poll thread; records still queued are purged and
     /// reported with an error. The producer is unusable afterwards.

@@ -1,4 +1,3 @@
-import CRdKafka
 import Logging
 
 /// The librdkafka version in use at run time (which may differ from the headers built against).
@@ -8,8 +7,8 @@ public struct LibrdkafkaVersion: Sendable, Hashable, Comparable, CustomStringCon
 
     public init(hex: Int32) { self.hex = hex }
 
-    public static var runtime: LibrdkafkaVersion { LibrdkafkaVersion(hex: rd_kafka_version()) }
-    public static var runtimeString: String { String(cString: rd_kafka_version_str()) }
+    public static var runtime: LibrdkafkaVersion { LibrdkafkaVersion(hex: RDKafkaVersion.hex) }
+    public static var runtimeString: String { RDKafkaVersion.string }
 
     public var major: Int { Int((hex >> 24) & 0xff) }
     public var minor: Int { Int((hex >> 16) & 0xff) }

@@ -1,4 +1,3 @@
-import CRdKafka
 import Foundation
 import Logging
 import Synchronization
@@ -8,7 +7,7 @@ import Synchronization
 final class ProducerCore: @unchecked Sendable {
     // @unchecked Sendable: the `let`s are immutable; `flushRequests`, `stopRequested`,
     // `stopWaiters` and `roomWaiters` are touched only with `condition` locked;
-    // rd_kafka_produceva is thread-safe.
+    // librdkafka's produce call is thread-safe.
     let client: RDKafkaClient
     let configuration: KafkaProducerConfiguration
     let logger: Logger
@@ -49,7 +48,7 @@ final class ProducerCore: @unchecked Sendable {
 
     func produce(
         topic name: String,
-        partition: Int32,
+        partition: Int32?,
         key: [UInt8]?,
         value: [UInt8],
         headers: [KafkaHeader],
@@ -60,53 +59,20 @@ final class ProducerCore: @unchecked Sendable {
 
     func produce(
         topic: RDKafkaTopic,
-        partition: Int32,
+        partition: Int32?,
         key: [UInt8]?,
         value: [UInt8],
         headers: [KafkaHeader],
         delivery: KafkaDelivery?
     ) throws(KafkaError) {
         let opaque = delivery.map { Unmanaged.passRetained($0).toOpaque() }
-        let error: OpaquePointer? = key.withOptionalBytes { keyBytes in
-            value.withUnsafeBytes { valueBytes in
-                HeaderArena(headers).withFields { headerFields in
-                    // On the stack: this runs once per result record.
-                    withUnsafeTemporaryAllocation(of: rd_kafka_vu_t.self, capacity: 6 + headerFields.count) { storage in
-                        var fields = ProduceFields(storage)
-                        fields.append(.field(RD_KAFKA_VTYPE_RKT) { $0.rkt = topic.pointer })
-                        fields.append(.field(RD_KAFKA_VTYPE_PARTITION) { $0.i32 = partition })
-                        // F_COPY: librdkafka copies key and value before produceva returns.
-                        fields.append(.field(RD_KAFKA_VTYPE_MSGFLAGS) { $0.i = RD_KAFKA_MSG_F_COPY })
-                        fields.append(
-                            .field(RD_KAFKA_VTYPE_VALUE) {
-                                $0.mem.ptr = UnsafeMutableRawPointer(mutating: valueBytes.baseAddress)
-                                $0.mem.size = valueBytes.count
-                            }
-                        )
-                        if let keyBytes {
-                            fields.append(
-                                .field(RD_KAFKA_VTYPE_KEY) {
-                                    $0.mem.ptr = UnsafeMutableRawPointer(mutating: keyBytes.baseAddress)
-                                    $0.mem.size = keyBytes.count
-                                }
-                            )
-                        }
-                        if let opaque {
-                            fields.append(.field(RD_KAFKA_VTYPE_OPAQUE) { $0.ptr = opaque })
-                        }
-                        for field in headerFields { fields.append(field) }
-                        return rd_kafka_produceva(client.handle, storage.baseAddress, fields.count)
-                    }
-                }
-            }
-        }
-        guard let error else { return }
+        guard var error = client.produce(topic: topic, partition: partition, key: key, value: value, headers: headers, opaque: opaque)
+        else { return }
         // Not enqueued: the delivery callback will never run, so release its delivery here.
         if let opaque { Unmanaged<KafkaDelivery>.fromOpaque(opaque).release() }
-        var kafkaError = KafkaError(taking: error)
-        if kafkaError.code == .fatal, let fatal = client.fatalError() { kafkaError = fatal }
-        kafkaError.message = "\(topic.name): \(kafkaError.message)"
-        throw kafkaError
+        if error.code == .fatal, let fatal = client.fatalError() { error = fatal }
+        error.message = "\(topic.name): \(error.message)"
+        throw error
     }
 
     func flush(timeout: Duration) async -> Result<Void, KafkaError> {
@@ -115,7 +81,7 @@ final class ProducerCore: @unchecked Sendable {
             if stopped {
                 condition.unlock()
                 waiter.resume(
-                    returning: rd_kafka_outq_len(client.handle) == 0
+                    returning: client.outstandingCount == 0
                         ? .success(()) : .failure(KafkaError(code: .destroyed, message: "producer is closed"))
                 )
                 return
@@ -153,7 +119,7 @@ final class ProducerCore: @unchecked Sendable {
             // An empty queue has room; a non-empty one will report (delivered or failed), and the
             // poll thread resumes waiters under this lock after it serves reports, so a report
             // served after this check cannot be missed.
-            if stopped || rd_kafka_outq_len(client.handle) == 0 {
+            if stopped || client.outstandingCount == 0 {
                 condition.unlock()
                 waiter.resume()
                 return
@@ -172,7 +138,7 @@ final class ProducerCore: @unchecked Sendable {
     }
 
     private func run() {
-        let pollMilliseconds = Int32(clamping: configuration.pollInterval.milliseconds)
+        let pollInterval = configuration.pollInterval
         while true {
             condition.lock()
             let flushes = flushRequests
@@ -180,22 +146,21 @@ final class ProducerCore: @unchecked Sendable {
             let stop = stopRequested
             condition.unlock()
             for request in flushes {
-                let err = rd_kafka_flush(client.handle, Int32(clamping: request.timeout.milliseconds))
-                request.waiter.resume(
-                    returning: err == RD_KAFKA_RESP_ERR_NO_ERROR
-                        ? .success(())
-                        : .failure(KafkaError(err, message: "flush timed out with \(rd_kafka_outq_len(client.handle)) records outstanding"))
-                )
+                if let error = client.flush(timeout: request.timeout) {
+                    request.waiter.resume(returning: .failure(error))
+                } else {
+                    request.waiter.resume(returning: .success(()))
+                }
             }
             if stop { break }
-            if rd_kafka_poll(client.handle, pollMilliseconds) > 0 {
+            if client.poll(timeout: pollInterval) > 0 {
                 resumeRoomWaiters()
             }
         }
         // Whatever is left will never be delivered by us: purge it so every callback runs (with
         // _PURGE_QUEUE / _PURGE_INFLIGHT) and every KafkaDelivery is released before destroy.
-        _ = rd_kafka_purge(client.handle, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT)
-        _ = rd_kafka_flush(client.handle, 1000)
+        client.purgeAll()
+        _ = client.flush(timeout: .seconds(1))
         condition.lock()
         stopped = true
         let waiters = stopWaiters
@@ -207,23 +172,5 @@ final class ProducerCore: @unchecked Sendable {
         for waiter in waiters { waiter.resume() }
         resumeRoomWaiters()
         logger.info("producer closed")
-    }
-}
-
-extension rd_kafka_vu_t {
-    static func field(_ type: rd_kafka_vtype_t, _ fill: (inout rd_kafka_vu_t.__Unnamed_union_u) -> Void) -> rd_kafka_vu_t {
-        var field = rd_kafka_vu_t()
-        field.vtype = type
-        fill(&field.u)
-        return field
-    }
-}
-
-extension Optional where Wrapped == [UInt8] {
-    func withOptionalBytes<R>(_ body: (UnsafeRawBufferPointer?) -> R) -> R {
-        switch self {
-        case .none: return body(nil)
-        case .some(let bytes): return bytes.withUnsafeBytes { body($0) }
-        }
     }
 }

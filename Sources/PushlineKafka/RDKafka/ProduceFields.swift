@@ -15,3 +15,12 @@ struct ProduceFields {
         count += 1
     }
 }
+
+extension rd_kafka_vu_t {
+    static func field(_ type: rd_kafka_vtype_t, _ fill: (inout rd_kafka_vu_t.__Unnamed_union_u) -> Void) -> rd_kafka_vu_t {
+        var field = rd_kafka_vu_t()
+        field.vtype = type
+        fill(&field.u)
+        return field
+    }
+}
