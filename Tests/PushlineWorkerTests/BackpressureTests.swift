@@ -7,6 +7,7 @@ import Testing
     final class Calls: Sendable {
         let pauses = Atomic<Int>(0)
         let resumes = Atomic<Int>(0)
+        let admitted = Atomic<Bool>(false)
         let (paused, pausedContinuation) = AsyncStream<Void>.makeStream()
     }
 
@@ -38,6 +39,36 @@ import Testing
         gate.release(1)
         #expect(await admitted.value)
         #expect(calls.pauses.load(ordering: .relaxed) == 0)
+    }
+
+    /// A full gate admits the next run once a quantum (1/16 of the limit) has left, not at the
+    /// first release: the intake's runs are that long, not one job each.
+    @Test func aFullGateWaitsForRoomForAQuantum() async throws {
+        let gate = InflightGate(limit: 64)
+        #expect(gate.quantum == 4)
+        gate.add(64)
+        let calls = Calls()
+        let rule = backpressure(gate, patience: .seconds(3600), calls: calls)
+        let admitted = Task {
+            let admitted = await rule.admit()
+            calls.admitted.store(true, ordering: .releasing)
+            return admitted
+        }
+        // Parked at the full gate first (a gate that is not full admits at once).
+        try await Task.sleep(for: .milliseconds(50))
+        gate.release(3)
+        try await Task.sleep(for: .milliseconds(50))
+        let early = calls.admitted.load(ordering: .acquiring)
+        #expect(!early, "three of a quantum of four have left")
+        gate.release(1)
+        #expect(await admitted.value)
+        #expect(calls.pauses.load(ordering: .relaxed) == 0)
+    }
+
+    @Test func theQuantumIsASixteenthOfTheLimitWithinBounds() {
+        #expect(InflightGate(limit: 1).quantum == 1)
+        #expect(InflightGate(limit: 20_000).quantum == 1024)
+        #expect(InflightGate(limit: 1_600).quantum == 100)
     }
 
     @Test func aLongWaitPausesFetchingUntilTheLowWaterMark() async {

@@ -1,5 +1,6 @@
-/// The intake's rule at `worker.max_inflight`: wait. A short wait (`patience`) is enough when APNs
-/// is merely busy; if it lasts, pause fetching (the poll thread keeps the member in the group)
+/// The intake's rule at `worker.max_inflight`: wait, for room for a `quantum` of notifications
+/// (`InflightGate.quantum`: the runs it admits are that long, not one job each). A short wait
+/// (`patience`) is enough when APNs is merely busy; if it lasts, pause fetching (the poll thread keeps the member in the group)
 /// until the in-flight count is down to the gate's low-water mark, then resume.
 ///
 /// Pausing drops librdkafka's prefetched records (they are fetched again on resume), so it is not
