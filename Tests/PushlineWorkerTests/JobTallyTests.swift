@@ -53,6 +53,22 @@ import Testing
         #expect(tally.outcomes == 4)
     }
 
+    /// Up to two latencies are kept without an array; the third brings them all into one.
+    @Test func theP50AndMaxOfOneTwoAndThreeLatencies() {
+        var tally = JobTally()
+        var p50s: [Double] = []
+        var maxima: [Double] = []
+        for latency in [9.0, 3.0, 5.0] {
+            tally.add(status: 200, reason: nil, attempts: 1, latencyMilliseconds: latency, heldMilliseconds: nil, answeredAt: 50)
+            let done = tally.record(for: Self.job(tokens: 3), source: Self.source)
+            p50s.append(done.latencyP50Milliseconds)
+            maxima.append(done.latencyMaxMilliseconds)
+        }
+        #expect(p50s == [9, 3, 5])
+        #expect(maxima == [9, 9, 9])
+        #expect(tally.outcomes == 3)
+    }
+
     @Test func tokensNeverSentHaveNoSendTime() {
         var tally = JobTally()
         tally.add(status: 0, reason: "expired", attempts: 0, latencyMilliseconds: 0, heldMilliseconds: nil, answeredAt: 77)

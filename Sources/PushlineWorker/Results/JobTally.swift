@@ -7,11 +7,18 @@ struct JobTally: Sendable, Hashable {
     private(set) var heldMilliseconds: Double?
     private(set) var firstSent: Int64?
     private(set) var lastAnswer: Int64?
-    private(set) var latencies: [Double] = []
+    /// The tokens added so far.
+    private(set) var outcomes = 0
+    /// The first two latencies; with no more, the p50 is the smaller one and no array is needed
+    /// (a single-token job's tally allocates nothing for its latency).
+    private var firstLatency = 0.0
+    private var secondLatency = 0.0
+    /// Every latency, once there are more than two (for the p50).
+    private var latencies: [Double] = []
+    private var latencyMax = 0.0
 
     init(expected: Int = 0) {
-        // One token's first append allocates no more than a reservation would.
-        if expected > 1 { latencies.reserveCapacity(expected) }
+        if expected > 2 { latencies.reserveCapacity(expected) }
     }
 
     /// One token's final outcome, answered at `answeredAt` (unix ms). A token with no attempt
@@ -38,19 +45,33 @@ struct JobTally: Sendable, Hashable {
             firstSent = min(firstSent ?? sent, sent)
         }
         lastAnswer = max(lastAnswer ?? answeredAt, answeredAt)
-        latencies.append(latencyMilliseconds)
+        latencyMax = outcomes == 0 ? latencyMilliseconds : max(latencyMax, latencyMilliseconds)
+        switch outcomes {
+        case 0: firstLatency = latencyMilliseconds
+        case 1: secondLatency = latencyMilliseconds
+        case 2:
+            latencies.append(firstLatency)
+            latencies.append(secondLatency)
+            latencies.append(latencyMilliseconds)
+        default: latencies.append(latencyMilliseconds)
+        }
+        outcomes += 1
     }
 
-    /// The tokens added so far.
-    var outcomes: Int { latencies.count }
+    /// The lower middle latency of an even count: a latency some token had. Up to two, that is
+    /// the smaller one, found without a sorted copy.
+    private var latencyP50: Double {
+        switch outcomes {
+        case 0: 0
+        case 1: firstLatency
+        case 2: min(firstLatency, secondLatency)
+        default: latencies.sorted()[(outcomes - 1) / 2]
+        }
+    }
 
     /// The `job_done` record of `job` (read from `source`) after its last outcome.
     func record(for job: Job, source: RecordSource) -> ResultRecord.JobDone {
-        // The lower middle one of an even count: a latency some token had. Up to two latencies,
-        // that is the smaller one, found without a sorted copy (a single-token job has one).
-        var p50 = latencies.min() ?? 0
-        if latencies.count > 2 { p50 = latencies.sorted()[(latencies.count - 1) / 2] }
-        return ResultRecord.JobDone(
+        ResultRecord.JobDone(
             jobID: job.id,
             app: job.app,
             recipients: job.channelID.map { .channel($0) } ?? .tokens(job.deviceTokens.count),
@@ -59,8 +80,8 @@ struct JobTally: Sendable, Hashable {
             heldMilliseconds: heldMilliseconds,
             firstSent: firstSent,
             lastAnswer: lastAnswer ?? 0,
-            latencyP50Milliseconds: p50,
-            latencyMaxMilliseconds: latencies.max() ?? 0,
+            latencyP50Milliseconds: latencyP50,
+            latencyMaxMilliseconds: latencyMax,
             source: source,
             meta: job.meta
         )
