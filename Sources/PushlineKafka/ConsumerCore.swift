@@ -85,7 +85,7 @@ final class ConsumerCore: @unchecked Sendable {
         withMachine { $0.start(id) }
     }
 
-    func start(_ ids: some Collection<RecordID>) -> [Bool] {
+    func start(_ ids: [RecordID]) -> [Bool] {
         withMachine { machine in ids.map { machine.start($0) } }
     }
 

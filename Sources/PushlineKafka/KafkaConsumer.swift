@@ -58,8 +58,9 @@ public final class KafkaConsumer: Sendable {
     }
 
     /// `start(_:)` for the records of one batch, under one lock: element `i` says whether
-    /// `ids[i]` started.
-    public func start(_ ids: some Collection<RecordID>) -> [Bool] {
+    /// `ids[i]` started. An array, not any collection: a generic collection's elements would be
+    /// read through its witnesses across the module boundary, which allocates per element.
+    public func start(_ ids: [RecordID]) -> [Bool] {
         core.start(ids)
     }
 

@@ -93,7 +93,7 @@ final class PipelineService: Service, Sendable {
                         next += 1
                     }
                     // Revoked while it waited: its partition's next owner does it.
-                    let started = consumer.start(run.lazy.map(\.record.id))
+                    let started = consumer.start(run.map { $0.record.id })
                     pipeline.handle(run, started: started)
                     // Emptied at once: held records would keep their bytes alive meanwhile.
                     run.removeAll(keepingCapacity: true)
