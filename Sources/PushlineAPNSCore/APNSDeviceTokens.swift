@@ -25,6 +25,11 @@ public struct APNSDeviceTokens: Sendable, Hashable {
         bytes.reserveCapacity(count * length)
     }
 
+    /// Room for tokens of `bytes` bytes in all.
+    public mutating func reserveCapacity(bytes count: Int) {
+        bytes.reserveCapacity(count)
+    }
+
     public mutating func append(_ token: String) {
         var token = token
         token.withUTF8 { append(bytes: UnsafeRawBufferPointer($0)) }

@@ -2,6 +2,8 @@
 public enum APNSErrorBody {
     /// The reason and timestamp from `body`; nil fields where absent or malformed.
     public static func parse(_ body: some Collection<UInt8>) -> (reason: String?, timestamp: Int64?) {
+        // A success has no body: nothing to read, nothing to allocate.
+        guard !body.isEmpty else { return (nil, nil) }
         let fields = JSONScanner.stringAndIntegerFields(Array(body))
         return (fields.strings["reason"], fields.integers["timestamp"])
     }

@@ -52,14 +52,28 @@ public struct JSONScanner {
         _ bytes: UnsafeBufferPointer<UInt8>,
         maxDepth: Int = 64
     ) throws(Error) -> [(key: String, value: Value)] {
+        var result: [(key: String, value: Value)] = []
+        try forEachMember(bytes, maxDepth: maxDepth) { key, value in
+            // One allocation for a dozen members, not one per doubling (and none for no object).
+            if result.isEmpty { result.reserveCapacity(16) }
+            result.append((key, value))
+        }
+        return result
+    }
+
+    /// `members` without the array: each key (decoded) with its value, in order, to `body`. The
+    /// whole input is checked before this returns, so a member handed to `body` may still be
+    /// followed by an error.
+    public static func forEachMember(
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        maxDepth: Int = 64,
+        _ body: (String, Value) -> Void
+    ) throws(Error) {
         var scanner = JSONScanner(bytes, maxDepth: maxDepth)
         scanner.skipSpace()
         guard scanner.peek == UInt8(ascii: "{") else {
             throw scanner.error(scanner.index == bytes.count ? "empty input" : "not a JSON object")
         }
-        var result: [(key: String, value: Value)] = []
-        // One allocation for a job's dozen members, not one per doubling.
-        result.reserveCapacity(16)
         scanner.index += 1
         scanner.skipSpace()
         if scanner.peek == UInt8(ascii: "}") {
@@ -74,7 +88,7 @@ public struct JSONScanner {
                 try scanner.expect(UInt8(ascii: ":"), "expected ':' after an object key")
                 scanner.skipSpace()
                 let value = try scanner.value(depth: 1)
-                result.append((key, value))
+                body(key, value)
                 scanner.skipSpace()
                 if scanner.peek == UInt8(ascii: ",") {
                     scanner.index += 1
@@ -86,7 +100,6 @@ public struct JSONScanner {
         }
         scanner.skipSpace()
         guard scanner.index == bytes.count else { throw scanner.error("trailing bytes after the JSON object") }
-        return result
     }
 
     /// The string and integer members of a top-level object (APNs' error bodies, JWT parts);
@@ -109,25 +122,39 @@ public struct JSONScanner {
 
     /// The elements of an array value already validated by `validate` or `members`.
     public static func elements(_ bytes: UnsafeBufferPointer<UInt8>, of array: Value) throws(Error) -> [Value] {
+        var result: [Value] = []
+        try forEachElement(bytes, of: array) { _, value in result.append(value) }
+        return result
+    }
+
+    /// `elements` without the array: each element with its index, in order, to `body`; returns
+    /// how many there are.
+    @discardableResult
+    public static func forEachElement(
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        of array: Value,
+        _ body: (Int, Value) -> Void
+    ) throws(Error) -> Int {
         precondition(array.kind == .array)
         let slice = UnsafeBufferPointer(rebasing: bytes[array.range])
         var scanner = JSONScanner(slice, maxDepth: Int.max)
         scanner.index = 1
-        var result: [Value] = []
+        var count = 0
         scanner.skipSpace()
-        if scanner.peek == UInt8(ascii: "]") { return result }
+        if scanner.peek == UInt8(ascii: "]") { return count }
         while true {
             scanner.skipSpace()
             var value = try scanner.value(depth: 0)
             value.range = (value.range.lowerBound + array.range.lowerBound)..<(value.range.upperBound + array.range.lowerBound)
-            result.append(value)
+            body(count, value)
+            count += 1
             scanner.skipSpace()
             if scanner.peek == UInt8(ascii: ",") {
                 scanner.index += 1
                 continue
             }
             try scanner.expect(UInt8(ascii: "]"), "expected ',' or ']' in an array")
-            return result
+            return count
         }
     }
 

@@ -47,18 +47,16 @@ public struct JobDecoder: Sendable {
     }
 
     private func decode(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Job {
-        let members: [(key: String, value: JSONScanner.Value)]
+        let fields: JobFields
         do {
-            members = try JSONScanner.members(bytes)
-        } catch {
+            fields = try JobFields(bytes)
+        } catch let error as JSONScanner.Error {
             // Valid JSON of another type is "not an object"; anything else is "invalid JSON".
             if (try? JSONScanner.validate(bytes)) != nil {
                 throw JobRejection(.notAnObject, "the record is JSON but not an object")
             }
             throw JobRejection(.invalidJSON, error.description)
         }
-
-        let fields = try JobFields(members)
 
         func string(_ name: String) throws -> String? {
             guard let value = fields[name], value.kind != .null else { return nil }
@@ -256,26 +254,32 @@ public struct JobDecoder: Sendable {
             return tokens
         case (nil, let value?):
             guard value.kind == .array else { throw JobRejection(.invalidField, "tokens: not an array") }
-            let elements = try JSONScanner.elements(bytes, of: value)
-            guard (1...maxTokens).contains(elements.count) else {
-                throw JobRejection(.invalidField, "tokens: \(elements.count) tokens, must be 1..\(maxTokens)")
-            }
             var tokens = APNSDeviceTokens()
-            tokens.reserveCapacity(tokens: elements.count)
-            for (index, element) in elements.enumerated() {
+            // The array's text holds every token's text and more: one allocation, a little
+            // larger than needed (quotes and commas), and no array of elements.
+            tokens.reserveCapacity(bytes: value.range.count)
+            var problem: JobRejection?
+            let count = try JSONScanner.forEachElement(bytes, of: value) { index, element in
+                guard problem == nil, index < maxTokens else { return }
                 guard element.kind == .string else {
-                    throw JobRejection(.invalidField, "tokens[\(index)]: not a string")
+                    problem = JobRejection(.invalidField, "tokens[\(index)]: not a string")
+                    return
                 }
                 if let token = Self.plainHexToken(bytes, element) {
                     tokens.append(bytes: UnsafeRawBufferPointer(token))
-                    continue
+                    return
                 }
-                let token = try JSONScanner.string(bytes, element)
-                guard DeviceToken.isValid(token) else {
-                    throw JobRejection(.invalidField, "tokens[\(index)]: '\(DeviceToken.redacted(token))' is not even-length hex")
+                guard let token = try? JSONScanner.string(bytes, element), DeviceToken.isValid(token) else {
+                    let text = (try? JSONScanner.string(bytes, element)).map(DeviceToken.redacted) ?? "?"
+                    problem = JobRejection(.invalidField, "tokens[\(index)]: '\(text)' is not even-length hex")
+                    return
                 }
                 tokens.append(token)
             }
+            guard (1...maxTokens).contains(count) else {
+                throw JobRejection(.invalidField, "tokens: \(count) tokens, must be 1..\(maxTokens)")
+            }
+            if let problem { throw problem }
             return tokens
         }
     }

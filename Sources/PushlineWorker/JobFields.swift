@@ -1,45 +1,124 @@
 import PushlineAPNSCore
 
-/// The top-level members of a job record by name, duplicates refused.
+/// The top-level members of a job record by name, duplicates refused, read in one pass with no
+/// array of members: each member the decoder reads has a slot of its own, and the others (a
+/// sender's own fields) are only checked for duplicates.
 ///
-/// A job has about ten members: a linear scan over them beats hashing every name into a
-/// dictionary, and every record pays for it. Past `linearLimit` members (a sender's own extra
-/// fields, or a hostile record) a dictionary keeps lookups and the duplicate check linear.
+/// Other members' keys are kept only when there are any (most jobs have none): a linear scan up to
+/// `linearLimit` of them, then a set, so a hostile record with thousands of fields stays linear.
 struct JobFields {
     static let linearLimit = 16
 
-    private let members: [(key: String, value: JSONScanner.Value)]
-    private let index: [String: JSONScanner.Value]?
+    private var id: JSONScanner.Value?
+    private var token: JSONScanner.Value?
+    private var tokens: JSONScanner.Value?
+    private var channelID: JSONScanner.Value?
+    private var app: JSONScanner.Value?
+    private var pushType: JSONScanner.Value?
+    private var priority: JSONScanner.Value?
+    private var expiration: JSONScanner.Value?
+    private var collapseID: JSONScanner.Value?
+    private var topic: JSONScanner.Value?
+    private var payload: JSONScanner.Value?
+    private var deadline: JSONScanner.Value?
+    private var meta: JSONScanner.Value?
+    private var otherKeys: [String] = []
+    private var otherIndex: Set<String>?
+    /// The first member that repeats.
+    private var duplicate: String?
 
-    /// Throws `.duplicateField` naming the first member that repeats.
-    init(_ members: [(key: String, value: JSONScanner.Value)]) throws(JobRejection) {
-        self.members = members
-        if members.count <= Self.linearLimit {
-            index = nil
-            for later in members.indices.dropFirst() {
-                let length = members[later].key.utf8.count
-                for earlier in members.indices[..<later]
-                where members[earlier].key.utf8.count == length && members[earlier].key == members[later].key {
-                    throw JobRejection(.duplicateField, members[later].key)
-                }
+    /// Reads the members of the record `bytes`; throws the scanner's error when it is not one JSON
+    /// object, and `.duplicateField` naming the first member that repeats.
+    init(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+        try JSONScanner.forEachMember(bytes) { key, value in add(key, value) }
+        if let duplicate { throw JobRejection(.duplicateField, duplicate) }
+    }
+
+    /// The members the decoder reads.
+    private enum Slot {
+        case id, token, tokens, channelID, app, pushType, priority, expiration, collapseID, topic, payload, deadline, meta
+
+        init?(_ name: String) {
+            switch name {
+            case "id": self = .id
+            case "token": self = .token
+            case "tokens": self = .tokens
+            case "channel_id": self = .channelID
+            case "app": self = .app
+            case "push_type": self = .pushType
+            case "priority": self = .priority
+            case "expiration": self = .expiration
+            case "collapse_id": self = .collapseID
+            case "topic": self = .topic
+            case "payload": self = .payload
+            case "deadline": self = .deadline
+            case "meta": self = .meta
+            default: return nil
             }
-        } else {
-            var index: [String: JSONScanner.Value] = [:]
-            index.reserveCapacity(members.count)
-            for (key, value) in members {
-                guard index.updateValue(value, forKey: key) == nil else {
-                    throw JobRejection(.duplicateField, key)
-                }
+        }
+    }
+
+    private subscript(slot slot: Slot) -> JSONScanner.Value? {
+        get {
+            switch slot {
+            case .id: id
+            case .token: token
+            case .tokens: tokens
+            case .channelID: channelID
+            case .app: app
+            case .pushType: pushType
+            case .priority: priority
+            case .expiration: expiration
+            case .collapseID: collapseID
+            case .topic: topic
+            case .payload: payload
+            case .deadline: deadline
+            case .meta: meta
             }
-            self.index = index
+        }
+        set {
+            switch slot {
+            case .id: id = newValue
+            case .token: token = newValue
+            case .tokens: tokens = newValue
+            case .channelID: channelID = newValue
+            case .app: app = newValue
+            case .pushType: pushType = newValue
+            case .priority: priority = newValue
+            case .expiration: expiration = newValue
+            case .collapseID: collapseID = newValue
+            case .topic: topic = newValue
+            case .payload: payload = newValue
+            case .deadline: deadline = newValue
+            case .meta: meta = newValue
+            }
+        }
+    }
+
+    private mutating func add(_ key: String, _ value: JSONScanner.Value) {
+        guard duplicate == nil else { return }
+        if let slot = Slot(key) {
+            if self[slot: slot] != nil { duplicate = key }
+            self[slot: slot] = value
+            return
+        }
+        if otherIndex != nil {
+            if otherIndex!.insert(key).inserted == false { duplicate = key }
+            return
+        }
+        let length = key.utf8.count
+        if otherKeys.contains(where: { $0.utf8.count == length && $0 == key }) {
+            duplicate = key
+            return
+        }
+        otherKeys.append(key)
+        if otherKeys.count > Self.linearLimit {
+            otherIndex = Set(otherKeys)
+            otherKeys = []
         }
     }
 
     subscript(name: String) -> JSONScanner.Value? {
-        if let index { return index[name] }
-        // Lengths first: most names differ in length, and comparing two Strings costs a call.
-        let length = name.utf8.count
-        for member in members where member.key.utf8.count == length && member.key == name { return member.value }
-        return nil
+        Slot(name).flatMap { self[slot: $0] }
     }
 }

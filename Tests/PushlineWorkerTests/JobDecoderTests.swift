@@ -87,6 +87,10 @@ import Testing
             (#"{"id":"1","token":"\#(token)","expiration":253402300800,"payload":{}}"#, .invalidField),
             (#"{"id":"1","token":"\#(token)","expiration":9223372036854775807,"payload":{}}"#, .invalidField),
             (#"{"id":"1","id":"2","token":"\#(token)","payload":{}}"#, .duplicateField),
+            // A sender's own field, repeated.
+            (#"{"id":"1","x":1,"token":"\#(token)","x":2,"payload":{}}"#, .duplicateField),
+            // The whole record is read before a repeated field is named: broken JSON wins.
+            (#"{"id":"1","id":"2","token":"\#(token)","payload":{}"#, .invalidJSON),
         ]
         for (text, code) in cases {
             #expect(rejection(text)?.code == code, "\(text.prefix(80))")
@@ -124,7 +128,9 @@ import Testing
         let job = try? decode(#"{"id":"1","tokens":[\#(many)],"payload":{}}"#).get()
         #expect(job?.tokens.count == 10_000)
         let tooMany = (0..<10_001).map { _ in "\"00\"" }.joined(separator: ",")
-        #expect(rejection(#"{"id":"1","tokens":[\#(tooMany)],"payload":{}}"#)?.code == .invalidField)
+        let refused = rejection(#"{"id":"1","tokens":[\#(tooMany)],"payload":{}}"#)
+        #expect(refused?.code == .invalidField)
+        #expect(refused?.detail == "tokens: 10001 tokens, must be 1..10000")
     }
 
     /// Mutated and random records never trap: every input either decodes or is rejected with a reason.
