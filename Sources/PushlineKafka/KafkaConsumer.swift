@@ -110,12 +110,9 @@ public final class KafkaConsumer: Sendable {
         all["bootstrap.servers"] = bootstrapServers
         all["group.id"] = groupID
         let client = try RDKafkaClient.makeConsumer(properties: all, logger: logger, onStatistics: nil)
-        let list = RDKafkaTopicPartitionList(partitions)
-        // Filled in place; the list stays ours.
-        try client.committed(list, timeout: timeout)
         var result: [TopicPartition: Int64?] = [:]
-        for element in RDKafkaTopicPartitionList.elements(of: list.pointer) {
-            result[element.partition] = element.offset >= 0 ? element.offset : nil
+        for (partition, offset) in try client.committed(partitions, timeout: timeout) {
+            result[partition] = offset >= 0 ? offset : nil
         }
         return result
     }

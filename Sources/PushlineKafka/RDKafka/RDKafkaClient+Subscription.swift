@@ -28,12 +28,15 @@ extension RDKafkaClient {
         }
     }
 
-    /// Fills `list` in place with the group's committed offsets, asked of the group coordinator;
-    /// blocks up to `timeout`. The list stays the caller's.
-    func committed(_ list: RDKafkaTopicPartitionList, timeout: Duration) throws(KafkaError) {
+    /// The group's committed offset of each of `partitions` (negative: none), asked of the group
+    /// coordinator; blocks up to `timeout`.
+    func committed(_ partitions: [TopicPartition], timeout: Duration) throws(KafkaError) -> [(TopicPartition, Int64)] {
+        let list = RDKafkaTopicPartitionList(partitions)
+        // Filled in place; the list stays ours.
         let err = list.withPointer { rd_kafka_committed(handle, $0, Int32(clamping: timeout.milliseconds)) }
         guard err == RD_KAFKA_RESP_ERR_NO_ERROR else {
             throw KafkaError(err, message: "cannot fetch committed offsets: \(String(cString: rd_kafka_err2str(err)))")
         }
+        return RDKafkaTopicPartitionList.elements(of: list.pointer).map { ($0.partition, $0.offset) }
     }
 }

@@ -64,27 +64,25 @@ final class RDKafkaQueue: @unchecked Sendable {
             first = 1
             guard capacity > 1 else { return 1 }
         }
-        let capacity = capacity - first
-        if messages.count < capacity { messages = Array(repeating: nil, count: capacity) }
-        let count = rd_kafka_consume_batch_queue(pointer, 0, &messages, capacity)
-        guard count > 0 else { return first }
-        for index in 0..<count {
-            guard let message = messages[index] else { continue }
-            body(RDKafkaConsumed(message, topicNames: &topicNames))
-            rd_kafka_message_destroy(message)
-        }
-        return first + count
+        return first + takeWaiting(upTo: capacity - first) { body(RDKafkaConsumed($0, topicNames: &topicNames)) }
     }
 
     /// Destroys up to `capacity` waiting messages unread (records nobody takes any more).
     @discardableResult
     func discard(upTo capacity: Int) -> Int {
+        takeWaiting(upTo: capacity) { _ in }
+    }
+
+    /// Up to `capacity` messages already waiting, each handed to `body` and destroyed right after.
+    private func takeWaiting(upTo capacity: Int, _ body: (UnsafeMutablePointer<rd_kafka_message_t>) -> Void) -> Int {
         guard capacity > 0 else { return 0 }
         if messages.count < capacity { messages = Array(repeating: nil, count: capacity) }
         let count = rd_kafka_consume_batch_queue(pointer, 0, &messages, capacity)
         guard count > 0 else { return 0 }
         for index in 0..<count {
-            if let message = messages[index] { rd_kafka_message_destroy(message) }
+            guard let message = messages[index] else { continue }
+            body(message)
+            rd_kafka_message_destroy(message)
         }
         return count
     }
