@@ -32,7 +32,7 @@ extension ConsumerStateMachine {
     }
 
     /// `tick` found a close requested: from now on no record is handed out.
-    mutating func beginClose(now: ContinuousClock.Instant) {
+    mutating func beginClose() {
         if phase == .running { phase = .closeRequested }
     }
 

@@ -74,7 +74,8 @@ struct ConsumerStateMachine: Sendable {
         /// How many bulk records to take (0: the bulk buffer is full).
         var bulkRoom: Int
         var bulkWaits: Bool
-        var consumerWaits: Bool
+        /// The consumer queue waits while the bulk buffer is full.
+        var consumerWaits: Bool { bulkRoom == 0 }
     }
 
     let settings: Settings
@@ -179,7 +180,7 @@ struct ConsumerStateMachine: Sendable {
             pauseAfter: settings.fullPauseAfter
         )
         if phase == .running, closeDeadline != nil {
-            beginClose(now: now)
+            beginClose()
             return .close
         }
         var actions: [ConsumerAction] = []
@@ -208,8 +209,7 @@ struct ConsumerStateMachine: Sendable {
             PollPlan(
                 actions: actions,
                 bulkRoom: room > 0 ? min(room, settings.maxBatchSize) : 0,
-                bulkWaits: room > 0 && bulkIdle,
-                consumerWaits: room <= 0
+                bulkWaits: room > 0 && bulkIdle
             )
         )
     }

@@ -269,8 +269,9 @@ public struct JobDecoder: Sendable {
                     tokens.append(bytes: UnsafeRawBufferPointer(token))
                     return
                 }
-                guard let token = try? JSONScanner.string(bytes, element), DeviceToken.isValid(token) else {
-                    let text = (try? JSONScanner.string(bytes, element)).map(DeviceToken.redacted) ?? "?"
+                let token = try? JSONScanner.string(bytes, element)
+                guard let token, DeviceToken.isValid(token) else {
+                    let text = token.map(DeviceToken.redacted) ?? "?"
                     problem = JobRejection(.invalidField, "tokens[\(index)]: '\(text)' is not even-length hex")
                     return
                 }
