@@ -96,6 +96,14 @@ final class ConsumerCore: @unchecked Sendable {
         condition.unlock()
     }
 
+    func complete(_ records: [(id: RecordID, weight: Int)]) {
+        guard !records.isEmpty else { return }
+        condition.lock()
+        for record in records { machine.complete(record.id, weight: record.weight) }
+        if drainWaiting { condition.broadcast() }
+        condition.unlock()
+    }
+
     func abandon(_ id: RecordID) {
         condition.lock()
         machine.abandon(id)

@@ -71,6 +71,11 @@ public final class KafkaConsumer: Sendable {
         core.complete(id, weight: weight)
     }
 
+    /// `complete(_:weight:)` for many records under one lock: each with its weight.
+    public func complete(contentsOf records: [(id: RecordID, weight: Int)]) {
+        core.complete(records)
+    }
+
     /// Gives up a started record without completing it (its work was withdrawn): a revoke stops
     /// waiting for it, and its offset is never stored here, so the partition's next owner does it.
     /// Thread-safe and cheap (one lock).
