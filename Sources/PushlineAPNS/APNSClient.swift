@@ -164,7 +164,14 @@ public final class APNSClient: Sendable {
         let now = MonotonicInstant.now
         // Made before the lock is taken.
         let batches = submissions.compactMap {
-            $0.batch.count > 0 ? RequestBatch(batch: $0.batch, options: $0.options, created: now, completion: .observer($0.observer)) : nil
+            $0.batch.count > 0
+                ? RequestBatch(
+                    batch: $0.batch,
+                    options: $0.options,
+                    created: now,
+                    completion: .observer($0.observer, firstIndex: $0.firstIndex)
+                )
+                : nil
         }
         perform(machine.withLock { $0.submit(batches, now: now) })
     }

@@ -28,7 +28,8 @@ final class RequestBatch: Sendable {
     /// Who hears the outcomes: a closure, or an object the caller already has.
     enum Completion: Sendable {
         case closure(@Sendable (Int, APNSOutcome) -> Void)
-        case observer(any APNSBatchObserver)
+        /// The observer hears request `i` as `firstIndex + i`.
+        case observer(any APNSBatchObserver, firstIndex: Int)
     }
 
     init(
@@ -79,7 +80,7 @@ final class RequestBatch: Sendable {
     func ended(_ index: Int, outcome: APNSOutcome) {
         switch completion {
         case .closure(let completion): completion(index, outcome)
-        case .observer(let observer): observer.notificationEnded(index, outcome: outcome)
+        case .observer(let observer, let firstIndex): observer.notificationEnded(firstIndex + index, outcome: outcome)
         }
     }
 }
