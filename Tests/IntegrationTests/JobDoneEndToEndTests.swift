@@ -31,13 +31,14 @@ import Testing
         return value.count > suffix.count && Array(value.suffix(suffix.count)) == suffix
     }
 
-    @Test func fullModeJobDoneCountsEqualTheDeliveriesAndMetaIsInEveryRecord() async throws {
+    /// Jobs of 20 tokens, and single-token jobs (which the pipeline runs in groups of up to 64,
+    /// one progress object each: their records must be the same).
+    @Test(arguments: zip([60, 1200], [20, 1]))
+    func fullModeJobDoneCountsEqualTheDeliveriesAndMetaIsInEveryRecord(jobs: Int, perJob: Int) async throws {
         let harness = try await Harness.start { $0.unregisteredFraction = 0.05 }
         var values: [[UInt8]] = []
         var keys: [String] = []
         var metaByJob: [String: String] = [:]
-        let jobs = 60
-        let perJob = 20
         for job in 0..<jobs {
             let id = "full-\(job)"
             // Spacing, an escaped slash and a number's spelling: kept as written.

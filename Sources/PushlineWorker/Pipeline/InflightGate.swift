@@ -72,10 +72,11 @@ final class InflightGate: Sendable {
         jobs.add(1)
     }
 
-    /// A job is done with: its `notifications` leave the count with it (0 for a rejected record).
-    func jobEnded(notifications: Int, lane: SendLane = .bulk) {
+    /// A job is done with (or `jobs` of them, together): its `notifications` leave the count with
+    /// it (0 for a rejected record).
+    func jobEnded(notifications: Int, lane: SendLane = .bulk, jobs ended: Int = 1) {
         if notifications > 0 { release(notifications, lane: lane) }
-        jobs.subtract(1)
+        if ended > 0 { jobs.subtract(ended) }
     }
 
     func add(_ n: Int, lane: SendLane = .bulk) {

@@ -18,28 +18,30 @@ final class JobPipeline: Sendable {
         var deadLetter: KafkaTopic
     }
 
-    private let decoder: JobDecoder
+    let decoder: JobDecoder
     private let clients: [String: APNSClient]
     /// Each configured app's metrics, resolved once (the decoder accepts only configured apps).
-    private let appMetrics: [String: WorkerMetrics.AppMetrics]
+    let appMetrics: [String: WorkerMetrics.AppMetrics]
     /// Each app's APNs environment, for `token_invalidated` records.
     private let environments: [String: String]
-    private let publisher: ResultPublisher
+    let publisher: ResultPublisher
     /// The publisher, for the deliveries of a job's records (`JobProgress`).
     var resultPublisher: ResultPublisher { publisher }
     /// The results topic's name (a job's progress reports deliveries under it).
     var resultsTopic: String { topics.results.name }
-    private let topics: Topics
+    let topics: Topics
     /// The results mode and the reasons that invalidate a token.
     private let rules: OutcomeRules
     /// A job's record is done with, with its weight (notifications): completed (`true`), or given
     /// up uncompleted because its work was withdrawn (`false`). Either way it leaves the counts.
-    private let recordEnded: @Sendable (_ id: RecordID, _ weight: Int, _ completed: Bool) -> Void
+    let recordEnded: @Sendable (_ id: RecordID, _ weight: Int, _ completed: Bool) -> Void
+    /// Records completed together (a group's), each with its weight: one call, one consumer lock.
+    let recordsCompleted: @Sendable (_ records: [(id: RecordID, weight: Int)]) -> Void
     let gate: InflightGate
-    private let metrics: WorkerMetrics
+    let metrics: WorkerMetrics
     private let ids = APNSIDGenerator()
     private let logger: Logger
-    private let wallClockMilliseconds: @Sendable () -> Int64
+    let wallClockMilliseconds: @Sendable () -> Int64
     /// How long notifications waited before their first send (the window controller reads it).
     let queueDelays = QueueDelayMeter()
 
@@ -55,6 +57,7 @@ final class JobPipeline: Sendable {
         logger: Logger,
         wallClockMilliseconds: @escaping @Sendable () -> Int64 = WallClock.milliseconds,
         complete: @escaping @Sendable (RecordID, Int) -> Void,
+        completeAll: (@Sendable ([(id: RecordID, weight: Int)]) -> Void)? = nil,
         abandon: @escaping @Sendable (RecordID) -> Void = { _ in }
     ) {
         self.decoder = decoder
@@ -68,6 +71,10 @@ final class JobPipeline: Sendable {
         self.metrics = metrics
         self.logger = logger
         self.wallClockMilliseconds = wallClockMilliseconds
+        self.recordsCompleted =
+            completeAll ?? { records in
+                for record in records { complete(record.id, record.weight) }
+            }
         self.recordEnded = { id, weight, completed in
             if completed {
                 // Uncommitted all along: the consumer counts the weight from here until the commit.
@@ -95,6 +102,7 @@ final class JobPipeline: Sendable {
     func handle(_ records: [DecodedRecord], started: [Bool], lane: SendLane = .bulk) {
         let received = MonotonicInstant.now
         var pending = PendingSubmissions()
+        var groups = JobGroupDrafts()
         for index in records.indices where started[index] {
             let decoded = records[index]
             gate.jobStarted()
@@ -111,9 +119,14 @@ final class JobPipeline: Sendable {
                     received: received,
                     lane: lane,
                     producedAt: record.timestampMilliseconds,
-                    pending: &pending
+                    pending: &pending,
+                    groups: &groups,
+                    runRemaining: records.count - index
                 )
             }
+        }
+        for draft in groups.takeAll() {
+            seal(draft, lane: lane, received: received, pending: &pending)
         }
         for (app, submissions) in pending.groups {
             client(of: app).send(contentsOf: submissions)
@@ -167,7 +180,9 @@ final class JobPipeline: Sendable {
         received: MonotonicInstant,
         lane: SendLane,
         producedAt: Int64?,
-        pending: inout PendingSubmissions
+        pending: inout PendingSubmissions,
+        groups: inout JobGroupDrafts,
+        runRemaining: Int
     ) {
         // The device tokens, or a broadcast's one channel: one request and one delivery each.
         let count = job.recipientCount
@@ -193,6 +208,22 @@ final class JobPipeline: Sendable {
         // Device tokens go as one batch for the job (the tokens' bytes, a block of ids), no
         // notification value per token; made before the progress, which keeps its ids.
         let batch = job.channelID == nil && !expired ? job.notificationBatch(ids: ids) : nil
+        if let batch, count == 1 {
+            // A single-token job joins its app's group: no progress object of its own.
+            let member = JobGroupMember(
+                id: id,
+                job: job,
+                source: source,
+                producedAt: producedAt,
+                key: shared.key,
+                template: shared.template,
+                requestID: batch.ids
+            )
+            if let full = groups.add(member, app: job.app, batch: batch, options: options, expected: runRemaining) {
+                seal(full, lane: lane, received: received, pending: &pending)
+            }
+            return
+        }
         let progress = JobProgress(
             id: id,
             job: job,
@@ -274,39 +305,63 @@ final class JobPipeline: Sendable {
             progress.tokenAbandoned()
             return
         }
-        let records = OutcomeRecords.decide(
+        let records = outcomeRecords(
             job: progress.job,
             index: index,
             apnsID: apnsID,
             outcome: outcome,
             source: progress.source,
-            environment: environments[progress.job.app] ?? "custom",
+            appMetrics: progress.shared.appMetrics,
+            laneMetrics: progress.laneMetrics,
+            received: progress.shared.received
+        )
+        progress.tokenFinal(outcome, answeredAt: wallClockMilliseconds())
+        publish(records, key: progress.shared.key, template: progress.shared.template, delivery: progress)
+        progress.tokenPublished()
+    }
+
+    /// The records of token `index`'s final outcome (`OutcomeRecords` decides which), counted in
+    /// the metrics.
+    func outcomeRecords(
+        job: Job,
+        index: Int,
+        apnsID: RecordAPNSID?,
+        outcome: APNSOutcome,
+        source: RecordSource,
+        appMetrics: WorkerMetrics.AppMetrics,
+        laneMetrics: WorkerMetrics.LaneMetrics,
+        received: MonotonicInstant
+    ) -> OutcomeRecords {
+        let records = OutcomeRecords.decide(
+            job: job,
+            index: index,
+            apnsID: apnsID,
+            outcome: outcome,
+            source: source,
+            environment: environments[job.app] ?? "custom",
             rules: rules
         )
-        let reason = outcome.reasonString
-        progress.tokenFinal(outcome, answeredAt: wallClockMilliseconds())
         if let invalidation = records.invalidation {
-            metrics.invalidation(app: progress.job.app, reason: invalidation.reason)
+            metrics.invalidation(app: job.app, reason: invalidation.reason)
         }
-        let elapsedNanoseconds = MonotonicInstant.now.nanoseconds(since: progress.shared.received)
+        let elapsedNanoseconds = MonotonicInstant.now.nanoseconds(since: received)
         metrics.notification(
-            progress.shared.appMetrics,
+            appMetrics,
             status: outcome.status,
-            reason: reason,
+            reason: outcome.reasonString,
             attempts: outcome.attempts,
             endToEndNanoseconds: elapsedNanoseconds
         )
         let queueDelay = elapsedNanoseconds - Int64(outcome.latencyMilliseconds * 1_000_000)
         queueDelays.add(nanoseconds: queueDelay)
-        metrics.laneQueueDelay(progress.laneMetrics, nanoseconds: queueDelay)
-
-        publish(records, progress: progress)
-        progress.tokenPublished()
+        metrics.laneQueueDelay(laneMetrics, nanoseconds: queueDelay)
+        return records
     }
 
-    /// Publishes one token's records; the token is done when Kafka has them all (at once when
-    /// there are none, as for a 2xx in compact mode).
-    private func publish(_ records: OutcomeRecords, progress: JobProgress) {
+    /// Publishes one token's records (delivery records keyed by `key`, written from `template`);
+    /// `delivery` counts one acknowledgement once Kafka has them all (at once when there are none,
+    /// as for a 2xx in compact mode).
+    func publish(_ records: OutcomeRecords, key: [UInt8], template: DeliveryRecordTemplate, delivery progress: ResultDelivery) {
         // A dead token (keyed by token) or a missing channel (keyed by channel) goes on the
         // results topic and on the invalidations topic when there is one.
         var extra: [ResultPublisher.Outgoing] = []
@@ -324,16 +379,16 @@ final class JobPipeline: Sendable {
             invalidation(key: gone.channelID, value: ResultRecord.channelGone(gone).encoded())
         }
         let delivery = records.delivery.map {
-            ResultPublisher.Outgoing(topic: topics.results, key: progress.shared.key, value: progress.shared.template.encode($0))
+            ResultPublisher.Outgoing(topic: topics.results, key: key, value: template.encode($0))
         }
         switch (delivery, extra.isEmpty) {
         case (nil, true):
-            progress.tokenAcknowledged()
+            progress.acknowledged()
         case (let delivery?, true):
             publisher.publish(delivery, token: progress)
         default:
             let outgoing = (delivery.map { [$0] } ?? []) + extra
-            let tokenDone = Countdown(outgoing.count, done: progress.tokenAcknowledged)
+            let tokenDone = Countdown(outgoing.count, done: progress.acknowledged)
             for record in outgoing {
                 publisher.publish(record, acknowledged: tokenDone.countDown)
             }

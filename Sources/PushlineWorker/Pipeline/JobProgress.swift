@@ -7,11 +7,12 @@ import Synchronization
 /// records (or when it is abandoned), and the job ends once its `job_done` record is safe too:
 /// done, or abandoned (and then without a `job_done`) when any token was.
 ///
-/// One object per job, which also carries what the job's end reports (record id, weight, lane)
-/// and what its `job_done` says, so that ending a job needs no closure. `tokenAcknowledged` is
+/// One object per job of several tokens, a broadcast or an expired job (single-token jobs go in
+/// groups: `JobGroupProgress`), which also carries what the job's end reports (record id, weight,
+/// lane) and what its `job_done` says, so that ending a job needs no closure. `acknowledged()` is
 /// what each token's last acknowledgement calls, so a token with one record needs no counter of
 /// its own.
-final class JobProgress: KafkaDelivery, APNSBatchObserver, @unchecked Sendable {
+final class JobProgress: ResultDelivery, APNSBatchObserver, @unchecked Sendable {
     // @unchecked Sendable: every stored property is immutable, atomic or under a mutex.
     let id: RecordID
     /// The job's notifications.
@@ -62,19 +63,7 @@ final class JobProgress: KafkaDelivery, APNSBatchObserver, @unchecked Sendable {
         self.undecided = Atomic(tokens)
         self.tally = Mutex(JobTally(expected: tokens))
         self.pipeline = pipeline
-        super.init(topic: pipeline.resultsTopic)
-    }
-
-    // MARK: The delivery of the job's delivery records (`ResultPublisher.publish(_:token:)`)
-
-    override func delivered(_ result: Result<DeliveryReport, KafkaError>) {
-        pipeline.resultPublisher.reportArrived()
-        if case .success = result { tokenAcknowledged() }
-    }
-
-    override func undelivered(_ error: KafkaError, record: UndeliveredRecord) {
-        pipeline.resultPublisher.reportArrived()
-        pipeline.resultPublisher.undelivered(record, progress: self, error: error)
+        super.init(publisher: pipeline.resultPublisher, topic: pipeline.resultsTopic)
     }
 
     /// A device-token job's token `index` has its final outcome (the APNs client calls this).
@@ -112,7 +101,7 @@ final class JobProgress: KafkaDelivery, APNSBatchObserver, @unchecked Sendable {
 
     /// Kafka has a token's last record, or the job's `job_done` record (each is one of the
     /// acknowledgements the job waits for).
-    func tokenAcknowledged() {
+    override func acknowledged() {
         acknowledgementEnded()
     }
 

@@ -57,8 +57,8 @@ final class ResultPublisher: Sendable {
         attempt(Pending(record: record, failures: 0, acknowledged: .call(acknowledged)))
     }
 
-    /// Sends a token's only record; its job's progress counts the acknowledgement.
-    func publish(_ record: Outgoing, token progress: JobProgress) {
+    /// Sends a record that `progress` counts (a token's only record, or a `job_done`).
+    func publish(_ record: Outgoing, token progress: ResultDelivery) {
         let seen = deliveries.load(ordering: .sequentiallyConsistent)
         do throws(KafkaError) {
             // The job's progress is the record's delivery: no object per record (it gets the
@@ -76,7 +76,7 @@ final class ResultPublisher: Sendable {
 
     /// A record published with `publish(_:token:)` was not delivered: it goes again like any
     /// other, now with an object of its own.
-    func undelivered(_ record: UndeliveredRecord, progress: JobProgress, error: KafkaError) {
+    func undelivered(_ record: UndeliveredRecord, delivery progress: ResultDelivery, error: KafkaError) {
         let topic: KafkaTopic
         do throws(KafkaError) {
             // Made when the record was first produced: this finds it.

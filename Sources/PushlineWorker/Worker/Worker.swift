@@ -103,6 +103,7 @@ public struct Worker: Sendable {
             metrics: metrics,
             logger: logger,
             complete: { consumer.complete($0, weight: $1) },
+            completeAll: { consumer.complete(contentsOf: $0) },
             abandon: { consumer.abandon($0) }
         )
         let sampler = GaugeSampler(

@@ -1,0 +1,71 @@
+import PushlineAPNS
+import PushlineAPNSCore
+import PushlineKafka
+import Synchronization
+
+/// A group of single-token device-token jobs from one intake run, of one app and lane: one object
+/// for all of them, where each job would cost a `JobProgress` (and its tally and locks).
+///
+/// It hears each member's outcome from the APNs client (member `i` is the observer's index `i`),
+/// and it is the Kafka delivery of every record its members publish. It counts two
+/// acknowledgements per member (its token's records, then its `job_done`), and once it has them
+/// all it completes the members' records together (`JobPipeline.groupEnded`: one consumer lock,
+/// one release of the in-flight gate). A member whose request is abandoned (shutdown, or a revoke
+/// withdrew it) publishes nothing and is given up at once, so a revoke never waits on another
+/// partition's members.
+final class JobGroupProgress: ResultDelivery, APNSBatchObserver, @unchecked Sendable {
+    // @unchecked Sendable: every stored property is immutable, atomic or under a mutex.
+    let members: [JobGroupMember]
+    let lane: SendLane
+    let laneMetrics: WorkerMetrics.LaneMetrics
+    let appMetrics: WorkerMetrics.AppMetrics
+    /// When the run's records reached the pipeline (end-to-end latency runs from here).
+    let received: MonotonicInstant
+    /// Acknowledgements still to come: two per member (or their absence, for an abandoned one).
+    private let remaining: Atomic<Int>
+    /// The members given up, by index (usually none).
+    private let abandoned = Mutex<[Int]>([])
+    private let pipeline: JobPipeline
+
+    init(
+        members: [JobGroupMember],
+        lane: SendLane,
+        laneMetrics: WorkerMetrics.LaneMetrics,
+        appMetrics: WorkerMetrics.AppMetrics,
+        received: MonotonicInstant,
+        pipeline: JobPipeline
+    ) {
+        precondition(!members.isEmpty)
+        self.members = members
+        self.lane = lane
+        self.laneMetrics = laneMetrics
+        self.appMetrics = appMetrics
+        self.received = received
+        self.remaining = Atomic(2 * members.count)
+        self.pipeline = pipeline
+        super.init(publisher: pipeline.resultPublisher, topic: pipeline.resultsTopic)
+    }
+
+    /// Member `index`'s token has its final outcome (the APNs client calls this).
+    func notificationEnded(_ index: Int, outcome: APNSOutcome) {
+        pipeline.memberEnded(self, index: index, outcome: outcome)
+    }
+
+    /// Member `index` gets no record here (its pool shut down first, or a revoke withdrew its
+    /// request): its record is given up now, and the group no longer waits for it.
+    func memberAbandoned(_ index: Int) {
+        abandoned.withLock { $0.append(index) }
+        pipeline.memberAbandoned(self, index: index)
+        countDown(2)
+    }
+
+    /// Kafka has a member's token records or its `job_done`.
+    override func acknowledged() {
+        countDown(1)
+    }
+
+    private func countDown(_ count: Int) {
+        guard remaining.wrappingSubtract(count, ordering: .acquiringAndReleasing).newValue == 0 else { return }
+        pipeline.groupEnded(self, abandoned: abandoned.withLock { $0 })
+    }
+}

@@ -1,0 +1,89 @@
+import PushlineAPNS
+import PushlineAPNSCore
+import PushlineKafka
+
+/// Single-token jobs, in groups (`JobGroupProgress`): one progress object, one consumer lock and
+/// one release of the in-flight gate per group of up to `JobGroupDraft.capacity` jobs.
+extension JobPipeline {
+    /// Makes `draft`'s group and adds each member's request batch to `pending` (member `i` is the
+    /// group's observer index `i`).
+    func seal(_ draft: JobGroupDraft, lane: SendLane, received: MonotonicInstant, pending: inout PendingSubmissions) {
+        let group = JobGroupProgress(
+            members: draft.members,
+            lane: lane,
+            laneMetrics: metrics.lane(lane),
+            appMetrics: appMetrics[draft.app] ?? metrics.app(draft.app),
+            received: received,
+            pipeline: self
+        )
+        for (index, request) in draft.requests.enumerated() {
+            pending.add(
+                APNSBatchSubmission(batch: request.batch, options: request.options, observer: group, firstIndex: index),
+                app: draft.app
+            )
+        }
+    }
+
+    /// Member `index`'s token has its final outcome: its records, then its `job_done`, each
+    /// counted by the group when Kafka has it.
+    func memberEnded(_ group: JobGroupProgress, index: Int, outcome: APNSOutcome) {
+        if outcome.noResponse == .shutdown || outcome.noResponse == .withdrawn {
+            // As for any job's token (`finish`): nothing is published, and the job is never
+            // completed, so the group's next owner sends it again.
+            group.memberAbandoned(index)
+            return
+        }
+        let member = group.members[index]
+        let records = outcomeRecords(
+            job: member.job,
+            index: 0,
+            apnsID: .block(member.requestID, index: 0),
+            outcome: outcome,
+            source: member.source,
+            appMetrics: group.appMetrics,
+            laneMetrics: group.laneMetrics,
+            received: group.received
+        )
+        var tally = JobTally(expected: 1)
+        tally.add(
+            status: outcome.status,
+            reason: outcome.reasonString,
+            attempts: outcome.attempts,
+            latencyMilliseconds: outcome.latencyMilliseconds,
+            heldMilliseconds: outcome.heldMilliseconds,
+            answeredAt: wallClockMilliseconds()
+        )
+        publish(records, key: member.key, template: member.template, delivery: group)
+        // After its token's records: keyed alike, so it lands after them in the same partition.
+        let summary = tally.record(for: member.job, source: member.source)
+        publisher.publish(.init(topic: topics.results, key: member.key, value: summary.encoded()), token: group)
+    }
+
+    /// Member `index` was abandoned: its record is given up now (its partition's next owner does
+    /// it), and its notification leaves the in-flight count.
+    func memberAbandoned(_ group: JobGroupProgress, index: Int) {
+        recordEnded(group.members[index].id, 1, false)
+        gate.jobEnded(notifications: 1, lane: group.lane)
+    }
+
+    /// Kafka has every record of the group's members that were not abandoned: their records are
+    /// completed in one call, and they leave the in-flight count together.
+    func groupEnded(_ group: JobGroupProgress, abandoned: [Int]) {
+        var completed: [(id: RecordID, weight: Int)] = []
+        completed.reserveCapacity(group.members.count - abandoned.count)
+        let now = wallClockMilliseconds()
+        for (index, member) in group.members.enumerated() where !abandoned.contains(index) {
+            completed.append((member.id, 1))
+            metrics.jobCompleted()
+            metrics.laneJobCompleted(
+                group.laneMetrics,
+                notifications: 1,
+                resultAgeMilliseconds: member.producedAt.map { now - $0 }
+            )
+        }
+        guard !completed.isEmpty else { return }
+        // Uncommitted all along: the consumer counts the weights from here until the commit.
+        recordsCompleted(completed)
+        gate.jobEnded(notifications: completed.count, lane: group.lane, jobs: completed.count)
+    }
+}

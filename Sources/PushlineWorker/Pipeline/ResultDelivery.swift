@@ -1,0 +1,32 @@
+import PushlineKafka
+
+/// The delivery of result records that the pipeline counts rather than follows one by one: a
+/// job's progress, or a group's. Every record produced with it as its delivery reports here, and
+/// each acknowledgement calls `acknowledged()`; a record that was not delivered is produced again
+/// by the publisher, still reporting here.
+///
+/// Subclasses override `acknowledged()` (the producer's poll thread, or the retry loop).
+class ResultDelivery: KafkaDelivery, @unchecked Sendable {
+    // @unchecked Sendable: `publisher` is immutable; subclasses keep their state atomic or locked.
+    let publisher: ResultPublisher
+
+    init(publisher: ResultPublisher, topic: String) {
+        self.publisher = publisher
+        super.init(topic: topic)
+    }
+
+    /// Kafka has one of the records counted here.
+    func acknowledged() {
+        preconditionFailure("\(type(of: self)) must override acknowledged()")
+    }
+
+    final override func delivered(_ result: Result<DeliveryReport, KafkaError>) {
+        publisher.reportArrived()
+        if case .success = result { acknowledged() }
+    }
+
+    final override func undelivered(_ error: KafkaError, record: UndeliveredRecord) {
+        publisher.reportArrived()
+        publisher.undelivered(record, delivery: self, error: error)
+    }
+}
