@@ -1,5 +1,6 @@
 import NIOCore
 import PushlineAPNSCore
+import PushlineHTTP2
 
 /// The notifications of one `APNSClient.send` call (a job's tokens), as one immutable, `Sendable`
 /// allocation: its requests are addressed as (batch, index), and share one payload buffer when
@@ -16,10 +17,10 @@ final class RequestBatch: Sendable {
     let shared: APNSNotificationBatch?
     let prototype: APNSNotification?
     let count: Int
-    /// The one buffer of every request when the payload is shared (no array for it)...
-    private let sharedBody: ByteBuffer?
-    /// ...or one per notification.
-    private let bodies: [ByteBuffer]
+    /// The one payload of every request when it is shared; nil when the notifications' own
+    /// payloads differ (each request then sends its notification's). Sent in place: no request
+    /// copies a payload before nghttp2 reads it into a DATA frame.
+    private let sharedBody: [UInt8]?
     let options: APNSSendOptions
     let created: MonotonicInstant
     /// Hears each request's final outcome, once per index.
@@ -46,11 +47,9 @@ final class RequestBatch: Sendable {
         self.created = created
         self.completion = completion
         if let first = notifications.first, notifications.allSatisfy({ $0.payload == first.payload }) {
-            sharedBody = ByteBuffer(bytes: first.payload)
-            bodies = []
+            sharedBody = first.payload
         } else {
             sharedBody = nil
-            bodies = notifications.map { ByteBuffer(bytes: $0.payload) }
         }
     }
 
@@ -64,16 +63,15 @@ final class RequestBatch: Sendable {
         shared = batch
         prototype = batch.prototype
         count = batch.count
-        sharedBody = ByteBuffer(bytes: batch.payload)
-        bodies = []
+        sharedBody = batch.payload
         self.options = options
         self.created = created
         self.completion = completion
     }
 
     /// The request body of notification `index`.
-    func body(at index: Int) -> ByteBuffer {
-        sharedBody ?? bodies[index]
+    func body(at index: Int) -> HTTP2RequestBody {
+        .bytes(sharedBody ?? notifications[index].payload)
     }
 
     /// Tells whoever hears the batch that request `index` ended with `outcome`.

@@ -21,14 +21,17 @@ final class ClientStream {
     // nghttp2 callbacks run inside our calls into the session, but touch no property those calls
     // hold open); their run-time checks were ~1.8% of the worker's CPU (docs/architecture.md).
     @exclusivity(unchecked) var completion: Completion
-    @exclusivity(unchecked) var requestBody: ByteBuffer?
+    /// The request body still to send (nil when there is none or all of it was read), and how
+    /// many of its bytes nghttp2 has read so far.
+    @exclusivity(unchecked) var requestBody: HTTP2RequestBody?
+    @exclusivity(unchecked) var requestBodySent = 0
     @exclusivity(unchecked) var headersSent = false
     @exclusivity(unchecked) var responseEnded = false
     @exclusivity(unchecked) var status = 0
     @exclusivity(unchecked) var headers = HTTP2ResponseHeaders()
     @exclusivity(unchecked) var body: ByteBuffer?
 
-    init(completion: Completion, requestBody: ByteBuffer?) {
+    init(completion: Completion, requestBody: HTTP2RequestBody?) {
         self.completion = completion
         self.requestBody = requestBody
     }
@@ -38,13 +41,15 @@ final class ClientStream {
     func recycle() {
         completion = .none
         requestBody = nil
+        requestBodySent = 0
         body = nil
     }
 
     /// A recycled stream starts over for a new request.
-    func reuse(completion: Completion, requestBody: ByteBuffer?) {
+    func reuse(completion: Completion, requestBody: HTTP2RequestBody?) {
         self.completion = completion
         self.requestBody = requestBody
+        requestBodySent = 0
         headersSent = false
         responseEnded = false
         status = 0
@@ -53,16 +58,17 @@ final class ClientStream {
         headers.removeAll()
     }
 
-    /// Copies the next request body bytes into nghttp2's buffer.
+    /// Copies the next request body bytes into nghttp2's buffer (as many as fit: the rest waits
+    /// for its next call, e.g. after a WINDOW_UPDATE), straight from the body's own storage.
     func readBody(into buffer: UnsafeMutableRawBufferPointer) -> (count: Int, end: Bool) {
-        guard requestBody != nil else { return (0, true) }
-        let count = requestBody!.readWithUnsafeReadableBytes { bytes in
-            let count = min(bytes.count, buffer.count)
-            if count > 0 { buffer.baseAddress!.copyMemory(from: bytes.baseAddress!, byteCount: count) }
-            return count
+        guard let requestBody else { return (0, true) }
+        let count = requestBody.copyBytes(from: requestBodySent, into: buffer)
+        requestBodySent += count
+        let end = requestBodySent == requestBody.count
+        if end {
+            self.requestBody = nil
+            requestBodySent = 0
         }
-        let end = requestBody!.readableBytes == 0
-        if end { requestBody = nil }
         return (count, end)
     }
 }

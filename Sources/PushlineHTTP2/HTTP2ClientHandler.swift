@@ -100,13 +100,13 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
 
     /// Submits a request whose header block `writeHeaders` writes straight into the session's
     /// reused block (`:method`, `:scheme`, `:authority` and `:path` first, then the regular
-    /// fields), with `body`; its outcome goes to the delegate's `http2Client(_:completed:result:)`
-    /// with `tag`. Returns the stream id (for `cancel`); throws when the request cannot be
+    /// fields), with `body` (read in place as nghttp2 sends it; nil or empty for none); its
+    /// outcome goes to the delegate's `http2Client(_:completed:result:)` with `tag`. Returns the stream id (for `cancel`); throws when the request cannot be
     /// submitted (the delegate then hears nothing of it). Nothing is built per request but the
     /// fields' bytes.
     public func submit(
         tag: HTTP2StreamTag,
-        body: ByteBuffer?,
+        body: HTTP2RequestBody?,
         writeHeaders: (inout HTTP2HeaderBlock) -> Void
     ) throws(HTTP2StreamError) -> Int32 {
         try submit(body: body, completion: .tag(tag)) { hasBody in
@@ -115,13 +115,13 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
     }
 
     private func submit(_ request: HTTP2Request, completion: ClientStream.Completion) throws(HTTP2StreamError) -> Int32 {
-        try submit(body: request.body, completion: completion) { hasBody in
+        try submit(body: request.body.map(HTTP2RequestBody.buffer), completion: completion) { hasBody in
             session.submitRequest(request, hasBody: hasBody)
         }
     }
 
     private func submit(
-        body: ByteBuffer?,
+        body: HTTP2RequestBody?,
         completion: ClientStream.Completion,
         submitToSession: (_ hasBody: Bool) -> Int32
     ) throws(HTTP2StreamError) -> Int32 {
@@ -131,7 +131,7 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
         if let reason = capacity.submit() {
             throw HTTP2StreamError(.connectionUnavailable(reason), streamID: nil)
         }
-        let body = body.flatMap { $0.readableBytes > 0 ? $0 : nil }
+        let body = body.flatMap { $0.isEmpty ? nil : $0 }
         let streamID = submitToSession(body != nil)
         guard streamID > 0 else {
             capacity.streamFinished(wasSent: false)

@@ -87,6 +87,7 @@ final class RecordingServerDelegate: HTTP2ServerDelegate {
 final class RecordingClientDelegate: HTTP2ClientDelegate {
     var peerMaxValues: [Int] = []
     var goAways: [HTTP2GoAway] = []
+    var completed: [(HTTP2StreamTag, Result<HTTP2Response, HTTP2StreamError>)] = []
     var closed = false
 
     func http2Client(_ client: HTTP2ClientHandler, peerMaxConcurrentStreamsChanged value: Int) {
@@ -95,6 +96,10 @@ final class RecordingClientDelegate: HTTP2ClientDelegate {
 
     func http2Client(_ client: HTTP2ClientHandler, goAwayReceived goAway: HTTP2GoAway) {
         goAways.append(goAway)
+    }
+
+    func http2Client(_ client: HTTP2ClientHandler, completed tag: HTTP2StreamTag, result: Result<HTTP2Response, HTTP2StreamError>) {
+        completed.append((tag, result))
     }
 
     func http2ClientClosed(_ client: HTTP2ClientHandler) { closed = true }

@@ -48,6 +48,42 @@ import Testing
         #expect(pair.serverHandler.openStreams == 0)
     }
 
+    /// A tagged submit sends its body from where it lies: an array (larger than the server's
+    /// stream window, so nghttp2 reads it in several calls, some only after a WINDOW_UPDATE), a
+    /// buffer's readable bytes only, and an empty array as no body at all.
+    @Test func taggedSubmitsSendArrayAndBufferBodiesExactly() throws {
+        let delegate = RecordingServerDelegate()
+        let clientDelegate = RecordingClientDelegate()
+        var server = HTTP2ServerConfiguration()
+        server.initialWindowSize = 20_000
+        let pair = try InMemoryPair(server: server, delegate: delegate, clientDelegate: clientDelegate)
+        let large = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+        var buffer = ByteBuffer(string: "skipped{\"aps\":{}}")
+        buffer.moveReaderIndex(forwardBy: 7)
+        let bodies: [HTTP2RequestBody?] = [.bytes(large), .buffer(buffer), .bytes([]), nil]
+        for (index, body) in bodies.enumerated() {
+            _ = try pair.clientHandler.submit(tag: HTTP2StreamTag(id: UInt64(index)), body: body) { block in
+                block.append(":method", "POST", neverIndex: false)
+                block.append(":scheme", "https", neverIndex: false)
+                block.append(":authority", "localhost", neverIndex: true)
+                block.append(":path", "/\(index)", neverIndex: true)
+            }
+        }
+        try pair.interact()
+
+        let received = Dictionary(uniqueKeysWithValues: delegate.requests.map { ($0.path, $0.body) })
+        #expect(received.count == 4)
+        #expect(received["/0"] == ByteBuffer(bytes: large))
+        #expect(received["/1"] == ByteBuffer(string: "{\"aps\":{}}"))
+        #expect(received["/2"] == .some(nil) && received["/3"] == .some(nil))
+        #expect(clientDelegate.completed.map(\.0.id).sorted() == [0, 1, 2, 3])
+        for (tag, result) in clientDelegate.completed {
+            let response = try result.get()
+            #expect(response.status == 200 && response.body == received["/\(tag.id)"]!)
+        }
+        #expect(pair.clientHandler.openStreams == 0)
+    }
+
     /// The handler reuses ended streams: a later request must see nothing of an earlier one's
     /// response (status, headers, body) or of its submitter.
     @Test func aReusedStreamStartsClean() throws {
