@@ -11,8 +11,8 @@ import Synchronization
 /// acknowledgements per member (its token's records, then its `job_done`), and once it has them
 /// all it completes the members' records together (`JobPipeline.groupEnded`: one consumer lock,
 /// one release of the in-flight gate). A member whose request is abandoned (shutdown, or a revoke
-/// withdrew it) publishes nothing and is given up at once, so a revoke never waits on another
-/// partition's members.
+/// withdrew it) publishes nothing and is given up at once; an answered member waits for its group
+/// (see docs/kafka.md on what that means for a revoke's drain).
 final class JobGroupProgress: ResultDelivery, APNSBatchObserver, @unchecked Sendable {
     // @unchecked Sendable: every stored property is immutable, atomic or under a mutex.
     let members: [JobGroupMember]
