@@ -24,7 +24,7 @@ struct JobGroupDraft {
 
     var isFull: Bool { members.count >= Self.capacity }
 
-    mutating func add(_ member: JobGroupMember, batch: APNSNotificationBatch, options: APNSSendOptions) {
+    mutating func add(_ member: consuming JobGroupMember, batch: consuming APNSNotificationBatch, options: APNSSendOptions) {
         members.append(member)
         requests.append((batch, options))
     }

@@ -9,9 +9,9 @@ struct JobGroupDrafts {
     /// Adds a single-token job; returns its app's draft when that is now full (and starts a new
     /// one for the app). `expected`: how many jobs of the run may still come, this one included.
     mutating func add(
-        _ member: JobGroupMember,
+        _ member: consuming JobGroupMember,
         app: String,
-        batch: APNSNotificationBatch,
+        batch: consuming APNSNotificationBatch,
         options: APNSSendOptions,
         expected: Int = JobGroupDraft.capacity
     ) -> JobGroupDraft? {

@@ -33,7 +33,12 @@ extension JobPipeline {
             group.memberAbandoned(index)
             return
         }
-        let member = group.members[index]
+        // Read in place (a borrowed argument): a copy of the member would retain each of its
+        // fields and release it again.
+        memberAnswered(group.members[index], group: group, outcome: outcome)
+    }
+
+    private func memberAnswered(_ member: borrowing JobGroupMember, group: JobGroupProgress, outcome: APNSOutcome) {
         let records = outcomeRecords(
             job: member.job,
             index: 0,

@@ -121,7 +121,9 @@ final class JobPipeline: Sendable {
                     producedAt: record.timestampMilliseconds,
                     pending: &pending,
                     groups: &groups,
-                    runRemaining: records.count - index
+                    // A run of one (the urgent intake's) keeps a progress of its own: a group of
+                    // one would cost more objects, not fewer.
+                    runRemaining: records.count > 1 ? records.count - index : 0
                 )
             }
         }
@@ -172,7 +174,9 @@ final class JobPipeline: Sendable {
     // MARK: Jobs
 
     /// Starts a decoded job: an expired one ends at once, a broadcast is sent, and a
-    /// device-token job's batch joins `pending`.
+    /// device-token job's batch joins `pending` (a single-token job's through its app's group in
+    /// `groups`). `runRemaining`: the run's records from this one on, or 0 when the run makes no
+    /// groups.
     private func start(
         _ job: Job,
         id: RecordID,
@@ -208,7 +212,7 @@ final class JobPipeline: Sendable {
         // Device tokens go as one batch for the job (the tokens' bytes, a block of ids), no
         // notification value per token; made before the progress, which keeps its ids.
         let batch = job.channelID == nil && !expired ? job.notificationBatch(ids: ids) : nil
-        if let batch, count == 1 {
+        if let batch, count == 1, runRemaining > 0 {
             // A single-token job joins its app's group: no progress object of its own.
             let member = JobGroupMember(
                 id: id,
