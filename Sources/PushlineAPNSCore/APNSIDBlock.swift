@@ -2,8 +2,8 @@
 /// index `i` is computed when it is needed, into a caller's buffer or a `String`, so a job's
 /// requests and result records carry their ids without a string per token.
 public struct APNSIDBlock: Sendable, Hashable {
-    let seed: UInt64
-    let first: UInt64
+    @usableFromInline let seed: UInt64
+    @usableFromInline let first: UInt64
     public let count: Int
 
     init(seed: UInt64, first: UInt64, count: Int) {
@@ -13,6 +13,10 @@ public struct APNSIDBlock: Sendable, Hashable {
     }
 
     /// Calls `body` with the canonical form of id `index` (36 ASCII bytes), valid only inside `body`.
+    /// Inlinable, so that each caller gets it specialized: generic across the module boundary, it
+    /// looked its temporary buffer's metadata up at run time on every call (once per request and
+    /// once per result record).
+    @inlinable
     public func withID<Result>(at index: Int, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         precondition(index >= 0 && index < count, "id \(index) of a block of \(count)")
         let (high, low) = APNSIDGenerator.value(seed: seed, n: first &+ UInt64(index))

@@ -37,6 +37,7 @@ public final class APNSIDGenerator: Sendable {
     }
 
     /// The id of counter value `n` (ids are a pure function of the seed and the counter).
+    @usableFromInline
     static func value(seed: UInt64, n: UInt64) -> (high: UInt64, low: UInt64) {
         var high = Self.mix(seed ^ n)
         var low = Self.mix(high ^ 0x9E37_79B9_7F4A_7C15 ^ n)
@@ -59,6 +60,7 @@ public final class APNSIDGenerator: Sendable {
     }
 
     /// Writes the canonical form into `buffer` (at least 36 bytes); returns the count written.
+    @usableFromInline
     static func format(_ high: UInt64, _ low: UInt64, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
         var index = 0
         func put(_ value: UInt64, nibbles: Int, from shift: Int) {

@@ -101,9 +101,9 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
     /// Submits a request whose header block `writeHeaders` writes straight into the session's
     /// reused block (`:method`, `:scheme`, `:authority` and `:path` first, then the regular
     /// fields), with `body` (read in place as nghttp2 sends it; nil or empty for none); its
-    /// outcome goes to the delegate's `http2Client(_:completed:result:)` with `tag`. Returns the stream id (for `cancel`); throws when the request cannot be
-    /// submitted (the delegate then hears nothing of it). Nothing is built per request but the
-    /// fields' bytes.
+    /// outcome goes to the delegate's `http2Client(_:completed:result:)` with `tag`. Returns the
+    /// stream id (for `cancel`); throws when the request cannot be submitted (the delegate then
+    /// hears nothing of it). Nothing is built per request but the fields' bytes.
     public func submit(
         tag: HTTP2StreamTag,
         body: HTTP2RequestBody?,
