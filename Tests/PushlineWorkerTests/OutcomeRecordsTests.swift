@@ -114,6 +114,47 @@ import Testing
         }
     }
 
+    /// The pipeline writes delivery records straight from the outcome (no `ResultRecord.Delivery`
+    /// in between): byte for byte what `decide`'s delivery encodes to, with a job-wide template
+    /// and a single-token one, and the other records the same as `decide`'s.
+    @Test(arguments: rows) func theDirectDeliveryBytesAreTheDecidedRecords(_ row: Row) throws {
+        let job = Self.job(broadcast: row.broadcast)
+        for mode in ResultsMode.allCases {
+            let rules = OutcomeRules(mode: mode, invalidateOn: row.invalidateOn)
+            for apnsID: RecordAPNSID? in [.text("sent-id"), nil] {
+                let decided = OutcomeRecords.decide(
+                    job: job,
+                    index: 0,
+                    apnsID: apnsID,
+                    outcome: row.outcome,
+                    source: Self.source,
+                    environment: "sandbox",
+                    rules: rules
+                )
+                var others = decided
+                others.delivery = nil
+                #expect(OutcomeRecords.others(job: job, index: 0, outcome: row.outcome, environment: "sandbox", rules: rules) == others)
+                #expect(OutcomeRecords.wantsDelivery(row.outcome, rules: rules) == (decided.delivery != nil), "\(mode)")
+                guard let delivery = decided.delivery else { continue }
+                for records in [1, 2] {
+                    let template = DeliveryRecordTemplate(
+                        jobID: job.id,
+                        app: job.app,
+                        source: Self.source,
+                        broadcast: row.broadcast,
+                        meta: job.meta,
+                        records: records
+                    )
+                    let direct = template.encode(job: job, index: 0, apnsID: apnsID, outcome: row.outcome)
+                    #expect(
+                        direct == template.encode(delivery),
+                        "\(String(decoding: direct, as: UTF8.self)) \(String(decoding: template.encode(delivery), as: UTF8.self))"
+                    )
+                }
+            }
+        }
+    }
+
     @Test func theDeliveryHasTheOutcomesFields() throws {
         let outcome = Self.answered(410, .unregistered, timestamp: 1_790_000_000_000)
         let records = OutcomeRecords.decide(

@@ -39,15 +39,16 @@ extension JobPipeline {
     }
 
     private func memberAnswered(_ member: borrowing JobGroupMember, group: JobGroupProgress, outcome: APNSOutcome) {
-        let records = outcomeRecords(
+        let records = tokenRecords(
             job: member.job,
             index: 0,
             apnsID: .block(member.requestID, index: 0),
             outcome: outcome,
-            source: member.source,
+            template: member.template,
             appMetrics: group.appMetrics,
             laneMetrics: group.laneMetrics,
-            received: group.received
+            received: group.received,
+            now: .now
         )
         var tally = JobTally(expected: 1)
         tally.add(
@@ -58,7 +59,7 @@ extension JobPipeline {
             heldMilliseconds: outcome.heldMilliseconds,
             answeredAt: wallClockMilliseconds()
         )
-        publish(records, key: member.key, template: member.template, delivery: group)
+        publish(records.delivery, others: records.others, key: member.key, delivery: group)
         // After its token's records: keyed alike, so it lands after them in the same partition.
         let summary = tally.record(for: member.job, source: member.source)
         publisher.publish(.init(topic: topics.results, key: member.key, value: summary.encoded()), token: group)

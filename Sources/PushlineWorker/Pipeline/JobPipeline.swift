@@ -104,34 +104,52 @@ final class JobPipeline: Sendable {
         var pending = PendingSubmissions()
         var groups = JobGroupDrafts()
         for index in records.indices where started[index] {
-            let decoded = records[index]
             gate.jobStarted()
-            let record = decoded.record
-            let source = RecordSource(topic: record.topic, partition: record.partition, offset: record.offset)
-            switch decoded.job {
-            case .failure(let rejection):
-                reject(record, source: source, rejection: rejection)
-            case .success(let job):
-                start(
-                    job,
-                    id: record.id,
-                    source: source,
-                    received: received,
-                    lane: lane,
-                    producedAt: record.timestampMilliseconds,
-                    pending: &pending,
-                    groups: &groups,
-                    // A run of one (the urgent intake's) keeps a progress of its own: a group of
-                    // one would cost more objects, not fewer.
-                    runRemaining: records.count > 1 ? records.count - index : 0
-                )
-            }
+            // Read in place (a borrowed argument), not copied out of the array first.
+            begin(
+                records[index],
+                received: received,
+                lane: lane,
+                pending: &pending,
+                groups: &groups,
+                // A run of one (the urgent intake's) keeps a progress of its own: a group of one
+                // would cost more objects, not fewer.
+                runRemaining: records.count > 1 ? records.count - index : 0
+            )
         }
         for draft in groups.takeAll() {
             seal(draft, lane: lane, received: received, pending: &pending)
         }
         for (app, submissions) in pending.groups {
             client(of: app).send(contentsOf: submissions)
+        }
+    }
+
+    /// A started record: rejected, or its job started.
+    private func begin(
+        _ decoded: DecodedRecord,
+        received: MonotonicInstant,
+        lane: SendLane,
+        pending: inout PendingSubmissions,
+        groups: inout JobGroupDrafts,
+        runRemaining: Int
+    ) {
+        let source = RecordSource(topic: decoded.record.topic, partition: decoded.record.partition, offset: decoded.record.offset)
+        switch decoded.job {
+        case .failure(let rejection):
+            reject(decoded.record, source: source, rejection: rejection)
+        case .success(let job):
+            start(
+                job,
+                id: decoded.record.id,
+                source: source,
+                received: received,
+                lane: lane,
+                producedAt: decoded.record.timestampMilliseconds,
+                pending: &pending,
+                groups: &groups,
+                runRemaining: runRemaining
+            )
         }
     }
 
@@ -242,7 +260,9 @@ final class JobPipeline: Sendable {
         if expired {
             // Past its deadline already: every token ends expired, never sent.
             let expired = APNSOutcome(noResponse: .expired, attempts: 0, latencyMilliseconds: 0)
-            for index in 0..<count { finish(progress, index: index, apnsID: nil, outcome: expired) }
+            // All at one moment: the clocks are read once for the job, not twice per token.
+            let now = (wall: wallClockMilliseconds(), monotonic: MonotonicInstant.now)
+            for index in 0..<count { finish(progress, index: index, apnsID: nil, outcome: expired, now: now) }
             return
         }
         guard let batch else {
@@ -301,7 +321,14 @@ final class JobPipeline: Sendable {
 
     /// A token's final outcome: publish its records (`OutcomeRecords` decides which); the token
     /// leaves the in-flight count when Kafka has them all.
-    private func finish(_ progress: JobProgress, index: Int, apnsID: RecordAPNSID?, outcome: APNSOutcome) {
+    /// `now`: the wall-clock and monotonic time of the outcome, when the caller has them.
+    private func finish(
+        _ progress: JobProgress,
+        index: Int,
+        apnsID: RecordAPNSID?,
+        outcome: APNSOutcome,
+        now: (wall: Int64, monotonic: MonotonicInstant)? = nil
+    ) {
         if outcome.noResponse == .shutdown || outcome.noResponse == .withdrawn {
             // The pool shut down before a final answer, or a revoke withdrew the token's request:
             // nothing is published, and the job is never completed, so the group's next owner
@@ -309,46 +336,50 @@ final class JobPipeline: Sendable {
             progress.tokenAbandoned()
             return
         }
-        let records = outcomeRecords(
+        let records = tokenRecords(
             job: progress.job,
             index: index,
             apnsID: apnsID,
             outcome: outcome,
-            source: progress.source,
+            template: progress.shared.template,
             appMetrics: progress.shared.appMetrics,
             laneMetrics: progress.laneMetrics,
-            received: progress.shared.received
+            received: progress.shared.received,
+            now: now?.monotonic ?? .now
         )
-        progress.tokenFinal(outcome, answeredAt: wallClockMilliseconds())
-        publish(records, key: progress.shared.key, template: progress.shared.template, delivery: progress)
+        progress.tokenFinal(outcome, answeredAt: now?.wall ?? wallClockMilliseconds())
+        publish(records.delivery, others: records.others, key: progress.shared.key, delivery: progress)
         progress.tokenPublished()
     }
 
     /// The records of token `index`'s final outcome (`OutcomeRecords` decides which), counted in
-    /// the metrics.
-    func outcomeRecords(
+    /// the metrics: its delivery record's bytes, written from `template` (nil when the mode leaves
+    /// it out), and its other records.
+    func tokenRecords(
         job: Job,
         index: Int,
         apnsID: RecordAPNSID?,
         outcome: APNSOutcome,
-        source: RecordSource,
+        template: DeliveryRecordTemplate,
         appMetrics: WorkerMetrics.AppMetrics,
         laneMetrics: WorkerMetrics.LaneMetrics,
-        received: MonotonicInstant
-    ) -> OutcomeRecords {
-        let records = OutcomeRecords.decide(
+        received: MonotonicInstant,
+        now: MonotonicInstant
+    ) -> (delivery: [UInt8]?, others: OutcomeRecords) {
+        let others = OutcomeRecords.others(
             job: job,
             index: index,
-            apnsID: apnsID,
             outcome: outcome,
-            source: source,
             environment: environments[job.app] ?? "custom",
             rules: rules
         )
-        if let invalidation = records.invalidation {
+        let delivery =
+            OutcomeRecords.wantsDelivery(outcome, rules: rules)
+            ? template.encode(job: job, index: index, apnsID: apnsID, outcome: outcome) : nil
+        if let invalidation = others.invalidation {
             metrics.invalidation(app: job.app, reason: invalidation.reason)
         }
-        let elapsedNanoseconds = MonotonicInstant.now.nanoseconds(since: received)
+        let elapsedNanoseconds = now.nanoseconds(since: received)
         metrics.notification(
             appMetrics,
             status: outcome.status,
@@ -359,13 +390,13 @@ final class JobPipeline: Sendable {
         let queueDelay = elapsedNanoseconds - Int64(outcome.latencyMilliseconds * 1_000_000)
         queueDelays.add(nanoseconds: queueDelay)
         metrics.laneQueueDelay(laneMetrics, nanoseconds: queueDelay)
-        return records
+        return (delivery, others)
     }
 
-    /// Publishes one token's records (delivery records keyed by `key`, written from `template`);
-    /// `delivery` counts one acknowledgement once Kafka has them all (at once when there are none,
-    /// as for a 2xx in compact mode).
-    func publish(_ records: OutcomeRecords, key: [UInt8], template: DeliveryRecordTemplate, delivery progress: ResultDelivery) {
+    /// Publishes one token's records: its delivery record (`value`, keyed by `key`: the job id)
+    /// and the `others`; `progress` counts one acknowledgement once Kafka has them all (at once
+    /// when there are none, as for a 2xx in compact mode).
+    func publish(_ value: [UInt8]?, others records: OutcomeRecords, key: [UInt8], delivery progress: ResultDelivery) {
         // A dead token (keyed by token) or a missing channel (keyed by channel) goes on the
         // results topic and on the invalidations topic when there is one.
         var extra: [ResultPublisher.Outgoing] = []
@@ -382,9 +413,7 @@ final class JobPipeline: Sendable {
         if let gone = records.channelGone {
             invalidation(key: gone.channelID, value: ResultRecord.channelGone(gone).encoded())
         }
-        let delivery = records.delivery.map {
-            ResultPublisher.Outgoing(topic: topics.results, key: key, value: template.encode($0))
-        }
+        let delivery = value.map { ResultPublisher.Outgoing(topic: topics.results, key: key, value: $0) }
         switch (delivery, extra.isEmpty) {
         case (nil, true):
             progress.acknowledged()

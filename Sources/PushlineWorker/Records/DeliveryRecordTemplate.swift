@@ -1,3 +1,5 @@
+import PushlineAPNSCore
+
 /// Encodes the delivery records of one job. With more than one record to write, the fields every
 /// token of the job shares (job id, app, source) are encoded once, when the template is made, and
 /// each token then costs only its own fields; with one (a single-token job), the template keeps
@@ -82,6 +84,24 @@ struct DeliveryRecordTemplate: Sendable {
             latencyMilliseconds: delivery.latencyMilliseconds,
             final: delivery.final,
             heldMilliseconds: delivery.heldMilliseconds
+        )
+    }
+
+    /// The delivery record of `job`'s token `index` (its broadcast's channel) after `outcome`,
+    /// written straight from them: what `OutcomeRecords.decide` would put in a
+    /// `ResultRecord.Delivery`, without making one (and copying the job's fields into it).
+    /// `apnsID`: the one the request was sent with.
+    func encode(job: Job, index: Int, apnsID: RecordAPNSID?, outcome: APNSOutcome) -> [UInt8] {
+        encode(
+            recipient: OutcomeRecords.recipient(job: job, index: index),
+            status: outcome.status,
+            reason: outcome.reasonString,
+            apnsID: OutcomeRecords.recordAPNSID(outcome, sent: apnsID),
+            apnsUniqueID: outcome.response?.apnsUniqueID,
+            timestamp: outcome.response?.timestamp,
+            attempts: outcome.attempts,
+            latencyMilliseconds: outcome.latencyMilliseconds,
+            heldMilliseconds: outcome.heldMilliseconds
         )
     }
 

@@ -24,16 +24,14 @@ struct OutcomeRecords: Sendable, Hashable {
         environment: String,
         rules: OutcomeRules
     ) -> OutcomeRecords {
-        let reason = outcome.reasonString
-        var records = OutcomeRecords()
-        let delivered = (200...299).contains(outcome.status)
-        if rules.mode == .full || !delivered {
+        var records = others(job: job, index: index, outcome: outcome, environment: environment, rules: rules)
+        if wantsDelivery(outcome, rules: rules) {
             var delivery = ResultRecord.Delivery(
                 jobID: job.id,
-                recipient: job.channelID.map { .channel($0) } ?? .deviceToken(job.deviceTokens, index: index),
+                recipient: recipient(job: job, index: index),
                 app: job.app,
                 status: outcome.status,
-                reason: reason,
+                reason: outcome.reasonString,
                 apnsID: nil,
                 apnsUniqueID: outcome.response?.apnsUniqueID,
                 timestamp: outcome.response?.timestamp,
@@ -43,10 +41,38 @@ struct OutcomeRecords: Sendable, Hashable {
                 source: source,
                 meta: job.meta
             )
-            delivery.recordAPNSID = outcome.response?.apnsID.map { .text($0) } ?? apnsID
+            delivery.recordAPNSID = recordAPNSID(outcome, sent: apnsID)
             records.delivery = delivery
         }
-        if job.channelID == nil, outcome.status == 410, let reason, rules.invalidateOn.contains(reason) {
+        return records
+    }
+
+    /// Whether `outcome` gets a delivery record: always in full mode, only when it was not
+    /// delivered in compact mode.
+    static func wantsDelivery(_ outcome: APNSOutcome, rules: OutcomeRules) -> Bool {
+        rules.mode == .full || !(200...299).contains(outcome.status)
+    }
+
+    /// What a delivery record names: token `index` of the job, or its broadcast's channel.
+    static func recipient(job: Job, index: Int) -> ResultRecord.Delivery.Recipient {
+        job.channelID.map { .channel($0) } ?? .deviceToken(job.deviceTokens, index: index)
+    }
+
+    /// The `apns-id` a delivery record gives: APNs' own when it answered with one, else the one
+    /// the request was sent with.
+    static func recordAPNSID(_ outcome: APNSOutcome, sent: RecordAPNSID?) -> RecordAPNSID? {
+        outcome.response?.apnsID.map { .text($0) } ?? sent
+    }
+
+    /// The records besides the delivery record (`delivery` is nil): a dead token's
+    /// `token_invalidated`, a missing channel's `channel_gone`. The pipeline writes the delivery
+    /// record straight from the outcome (`DeliveryRecordTemplate.encode(job:index:apnsID:outcome:)`),
+    /// with no `ResultRecord.Delivery` value in between.
+    static func others(job: Job, index: Int, outcome: APNSOutcome, environment: String, rules: OutcomeRules) -> OutcomeRecords {
+        var records = OutcomeRecords()
+        // Both need a reason (a 2xx has none).
+        guard let reason = outcome.reasonString else { return records }
+        if job.channelID == nil, outcome.status == 410, rules.invalidateOn.contains(reason) {
             // Apple's reason verbatim: `Unregistered` in `invalidate_on` covers `ExpiredToken` too,
             // but the record says which one APNs gave.
             records.invalidation = ResultRecord.TokenInvalidated(
