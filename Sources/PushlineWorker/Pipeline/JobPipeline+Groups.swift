@@ -29,7 +29,7 @@ extension JobPipeline {
     func memberEnded(_ group: JobGroupProgress, index: Int, outcome: APNSOutcome) {
         if outcome.noResponse == .shutdown || outcome.noResponse == .withdrawn {
             // As for any job's token (`finish`): nothing is published, and the job is never
-            // completed, so the group's next owner sends it again.
+            // completed, so its partition's next owner (in the consumer group) sends it again.
             group.memberAbandoned(index)
             return
         }
