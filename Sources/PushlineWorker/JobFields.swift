@@ -9,19 +9,9 @@ import PushlineAPNSCore
 struct JobFields {
     static let linearLimit = 16
 
-    private var id: JSONScanner.Value?
-    private var token: JSONScanner.Value?
-    private var tokens: JSONScanner.Value?
-    private var channelID: JSONScanner.Value?
-    private var app: JSONScanner.Value?
-    private var pushType: JSONScanner.Value?
-    private var priority: JSONScanner.Value?
-    private var expiration: JSONScanner.Value?
-    private var collapseID: JSONScanner.Value?
-    private var topic: JSONScanner.Value?
-    private var payload: JSONScanner.Value?
-    private var deadline: JSONScanner.Value?
-    private var meta: JSONScanner.Value?
+    /// The members the decoder reads, one per `Slot` case, by its raw value (inline: no
+    /// allocation).
+    private var slots = InlineArray<13, JSONScanner.Value?>(repeating: nil)
     private var otherKeys: [String] = []
     private var otherIndex: Set<String>?
     /// The first member that repeats.
@@ -35,7 +25,7 @@ struct JobFields {
     }
 
     /// The members the decoder reads.
-    private enum Slot {
+    private enum Slot: Int {
         case id, token, tokens, channelID, app, pushType, priority, expiration, collapseID, topic, payload, deadline, meta
 
         init?(_ name: String) {
@@ -59,40 +49,8 @@ struct JobFields {
     }
 
     private subscript(slot slot: Slot) -> JSONScanner.Value? {
-        get {
-            switch slot {
-            case .id: id
-            case .token: token
-            case .tokens: tokens
-            case .channelID: channelID
-            case .app: app
-            case .pushType: pushType
-            case .priority: priority
-            case .expiration: expiration
-            case .collapseID: collapseID
-            case .topic: topic
-            case .payload: payload
-            case .deadline: deadline
-            case .meta: meta
-            }
-        }
-        set {
-            switch slot {
-            case .id: id = newValue
-            case .token: token = newValue
-            case .tokens: tokens = newValue
-            case .channelID: channelID = newValue
-            case .app: app = newValue
-            case .pushType: pushType = newValue
-            case .priority: priority = newValue
-            case .expiration: expiration = newValue
-            case .collapseID: collapseID = newValue
-            case .topic: topic = newValue
-            case .payload: payload = newValue
-            case .deadline: deadline = newValue
-            case .meta: meta = newValue
-            }
-        }
+        get { slots[slot.rawValue] }
+        set { slots[slot.rawValue] = newValue }
     }
 
     private mutating func add(_ key: String, _ value: JSONScanner.Value) {
