@@ -1,4 +1,3 @@
-import NIOCore
 import PushlineAPNSCore
 import PushlineHTTP2
 

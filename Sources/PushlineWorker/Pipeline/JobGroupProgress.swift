@@ -43,7 +43,7 @@ final class JobGroupProgress: ResultDelivery, APNSBatchObserver, @unchecked Send
         self.received = received
         self.remaining = Atomic(2 * members.count)
         self.pipeline = pipeline
-        super.init(publisher: pipeline.resultPublisher, topic: pipeline.resultsTopic)
+        super.init(publisher: pipeline.publisher, topic: pipeline.resultsTopic)
     }
 
     /// Member `index`'s token has its final outcome (the APNs client calls this).

@@ -27,7 +27,7 @@ extension JobPipeline {
     /// Member `index`'s token has its final outcome: its records, then its `job_done`, each
     /// counted by the group when Kafka has it.
     func memberEnded(_ group: JobGroupProgress, index: Int, outcome: APNSOutcome) {
-        if outcome.noResponse == .shutdown || outcome.noResponse == .withdrawn {
+        if Self.isAbandoned(outcome) {
             // As for any job's token (`finish`): nothing is published, and the job is never
             // completed, so its partition's next owner (in the consumer group) sends it again.
             group.memberAbandoned(index)
@@ -51,14 +51,7 @@ extension JobPipeline {
             now: .now
         )
         var tally = JobTally(expected: 1)
-        tally.add(
-            status: outcome.status,
-            reason: outcome.reasonString,
-            attempts: outcome.attempts,
-            latencyMilliseconds: outcome.latencyMilliseconds,
-            heldMilliseconds: outcome.heldMilliseconds,
-            answeredAt: wallClockMilliseconds()
-        )
+        tally.add(outcome, answeredAt: wallClockMilliseconds())
         publish(records.delivery, others: records.others, key: member.key, delivery: group)
         // After its token's records: keyed alike, so it lands after them in the same partition.
         let summary = tally.record(for: member.job, source: member.source)

@@ -18,15 +18,14 @@ final class JobPipeline: Sendable {
         var deadLetter: KafkaTopic
     }
 
-    let decoder: JobDecoder
+    private let decoder: JobDecoder
     private let clients: [String: APNSClient]
     /// Each configured app's metrics, resolved once (the decoder accepts only configured apps).
     let appMetrics: [String: WorkerMetrics.AppMetrics]
     /// Each app's APNs environment, for `token_invalidated` records.
     private let environments: [String: String]
+    /// Also the publisher of a job's (a group's) records' deliveries (`ResultDelivery`).
     let publisher: ResultPublisher
-    /// The publisher, for the deliveries of a job's records (`JobProgress`).
-    var resultPublisher: ResultPublisher { publisher }
     /// The results topic's name (a job's progress reports deliveries under it).
     var resultsTopic: String { topics.results.name }
     let topics: Topics
@@ -57,7 +56,7 @@ final class JobPipeline: Sendable {
         logger: Logger,
         wallClockMilliseconds: @escaping @Sendable () -> Int64 = WallClock.milliseconds,
         complete: @escaping @Sendable (RecordID, Int) -> Void,
-        completeAll: (@Sendable ([(id: RecordID, weight: Int)]) -> Void)? = nil,
+        completeAll: @escaping @Sendable ([(id: RecordID, weight: Int)]) -> Void,
         abandon: @escaping @Sendable (RecordID) -> Void = { _ in }
     ) {
         self.decoder = decoder
@@ -71,10 +70,7 @@ final class JobPipeline: Sendable {
         self.metrics = metrics
         self.logger = logger
         self.wallClockMilliseconds = wallClockMilliseconds
-        self.recordsCompleted =
-            completeAll ?? { records in
-                for record in records { complete(record.id, record.weight) }
-            }
+        self.recordsCompleted = completeAll
         self.recordEnded = { id, weight, completed in
             if completed {
                 // Uncommitted all along: the consumer counts the weight from here until the commit.
@@ -329,7 +325,7 @@ final class JobPipeline: Sendable {
         outcome: APNSOutcome,
         now: (wall: Int64, monotonic: MonotonicInstant)? = nil
     ) {
-        if outcome.noResponse == .shutdown || outcome.noResponse == .withdrawn {
+        if Self.isAbandoned(outcome) {
             // The pool shut down before a final answer, or a revoke withdrew the token's request:
             // nothing is published, and the job is never completed, so the group's next owner
             // sends it again. The token leaves the in-flight count all the same.
@@ -350,6 +346,12 @@ final class JobPipeline: Sendable {
         progress.tokenFinal(outcome, answeredAt: now?.wall ?? wallClockMilliseconds())
         publish(records.delivery, others: records.others, key: progress.shared.key, delivery: progress)
         progress.tokenPublished()
+    }
+
+    /// Whether a token ends with no record here: its pool shut down before a final answer, or a
+    /// revoke withdrew its request.
+    static func isAbandoned(_ outcome: APNSOutcome) -> Bool {
+        outcome.noResponse == .shutdown || outcome.noResponse == .withdrawn
     }
 
     /// The records of token `index`'s final outcome (`OutcomeRecords` decides which), counted in

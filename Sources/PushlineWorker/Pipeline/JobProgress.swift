@@ -63,7 +63,7 @@ final class JobProgress: ResultDelivery, APNSBatchObserver, @unchecked Sendable 
         self.undecided = Atomic(tokens)
         self.tally = Mutex(JobTally(expected: tokens))
         self.pipeline = pipeline
-        super.init(publisher: pipeline.resultPublisher, topic: pipeline.resultsTopic)
+        super.init(publisher: pipeline.publisher, topic: pipeline.resultsTopic)
     }
 
     /// A device-token job's token `index` has its final outcome (the APNs client calls this).
@@ -73,16 +73,7 @@ final class JobProgress: ResultDelivery, APNSBatchObserver, @unchecked Sendable 
 
     /// A token's final outcome, before its records are published: counted for `job_done`.
     func tokenFinal(_ outcome: APNSOutcome, answeredAt: Int64) {
-        tally.withLock {
-            $0.add(
-                status: outcome.status,
-                reason: outcome.reasonString,
-                attempts: outcome.attempts,
-                latencyMilliseconds: outcome.latencyMilliseconds,
-                heldMilliseconds: outcome.heldMilliseconds,
-                answeredAt: answeredAt
-            )
-        }
+        tally.withLock { $0.add(outcome, answeredAt: answeredAt) }
     }
 
     /// A token's records are published (or it has none to publish): after the last token, the

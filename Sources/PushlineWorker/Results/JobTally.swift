@@ -1,3 +1,5 @@
+import PushlineAPNSCore
+
 /// A job's final outcomes so far, summed for its `job_done` record. Pure: the pipeline adds each
 /// token's outcome as it comes and asks for the record after the last.
 struct JobTally: Sendable, Hashable {
@@ -19,6 +21,18 @@ struct JobTally: Sendable, Hashable {
 
     init(expected: Int = 0) {
         if expected > 2 { latencies.reserveCapacity(expected) }
+    }
+
+    /// A token's final `outcome`, answered at `answeredAt` (unix ms).
+    mutating func add(_ outcome: APNSOutcome, answeredAt: Int64) {
+        add(
+            status: outcome.status,
+            reason: outcome.reasonString,
+            attempts: outcome.attempts,
+            latencyMilliseconds: outcome.latencyMilliseconds,
+            heldMilliseconds: outcome.heldMilliseconds,
+            answeredAt: answeredAt
+        )
     }
 
     /// One token's final outcome, answered at `answeredAt` (unix ms). A token with no attempt
