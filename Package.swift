@@ -166,7 +166,7 @@ let package = Package(
         .testTarget(
             name: "PushlineHTTP2Tests",
             dependencies: [
-                "PushlineHTTP2", "PushlineHTTP2Server", "PushlineTLS", "PushlineTestSupport", "PushlineAPNSCore",
+                "CNGHTTP2", "PushlineHTTP2", "PushlineHTTP2Server", "PushlineTLS", "PushlineTestSupport", "PushlineAPNSCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

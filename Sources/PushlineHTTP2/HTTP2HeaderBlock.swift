@@ -1,29 +1,80 @@
-import CNGHTTP2
-
-/// Scratch storage for building an `nghttp2_nv` array without per-header allocations: names and
-/// values are copied (names lowercased) into one reused byte array, and the nv entries into a
-/// reused C array. nghttp2's submit functions copy the pairs, so the storage is reused at once.
-/// Owned by one `NGHTTP2Session`; never shared. A caller writes a request's fields into it with
-/// `HTTP2ClientHandler.submit(tag:body:writeHeaders:)`.
+/// The header fields of requests submitted but not yet sent, laid out in one reused byte array
+/// (names lowercased) without per-header allocations. A request's fields wait here until its
+/// HEADERS frame leaves: only then does `HPACKRequestEncoder` write them (so the encoder's model
+/// of the peer's dynamic table changes in the order the peer reads blocks, and a request whose
+/// HEADERS never leaves changes nothing). Owned by one `NGHTTP2Session`; never shared. A caller
+/// writes a request's fields into it with `HTTP2ClientHandler.submit(tag:body:writeHeaders:)`.
 public struct HTTP2HeaderBlock: ~Copyable {
     private var bytes: [UInt8] = []
-    private var fields: [(nameStart: Int, nameCount: Int, valueStart: Int, valueCount: Int, flags: UInt8)] = []
-    private var nv: UnsafeMutablePointer<nghttp2_nv>
-    private var nvCapacity: Int
+    private var fields: [(nameStart: Int, nameCount: Int, valueStart: Int, valueCount: Int, neverIndex: Bool)] = []
+    /// Submitted requests in stream order; those before `nextRequest` have been sent or dropped.
+    private var requests: [(streamID: Int32, fields: Range<Int>)] = []
+    private var nextRequest = 0
+    /// Where the request being written began.
+    private var openBytes = 0
+    private var openFields = 0
 
     init() {
-        nvCapacity = 16
-        // Freed in deinit; reallocated only when a block has more fields than ever before.
-        nv = .allocate(capacity: nvCapacity)
-        bytes.reserveCapacity(1024)
-        fields.reserveCapacity(16)
+        bytes.reserveCapacity(4096)
+        fields.reserveCapacity(64)
     }
 
-    deinit { nv.deallocate() }
+    /// A request's fields follow.
+    mutating func beginRequest() {
+        openBytes = bytes.count
+        openFields = fields.count
+    }
 
-    mutating func reset() {
+    /// nghttp2 took the request as stream `streamID`: its fields wait for its HEADERS frame.
+    mutating func commitRequest(streamID: Int32) {
+        requests.append((streamID, openFields..<fields.count))
+    }
+
+    /// nghttp2 refused the request: its fields go.
+    mutating func abandonRequest() {
+        bytes.removeSubrange(openBytes...)
+        fields.removeSubrange(openFields...)
+        if nextRequest == requests.count { reset() }
+    }
+
+    /// The request on `streamID`, whose HEADERS frame is leaving: how many fields it has, and
+    /// how many bytes their names and values take. Requests submitted before it whose HEADERS did
+    /// not leave (nghttp2 dropped them) are forgotten. nil when no waiting request has that stream.
+    mutating func request(onStream streamID: Int32) -> (fields: Int, bytes: Int)? {
+        while nextRequest < requests.count, requests[nextRequest].streamID < streamID { nextRequest += 1 }
+        guard nextRequest < requests.count, requests[nextRequest].streamID == streamID else { return nil }
+        let range = requests[nextRequest].fields
+        guard let first = range.first, let last = range.last else { return (0, 0) }
+        return (range.count, fields[last].valueStart + fields[last].valueCount - fields[first].nameStart)
+    }
+
+    /// Calls `body` with each field of the request `request(onStream:)` found: its position in
+    /// the block, name, value and whether it is never indexed. The request is then done.
+    mutating func forEachFieldOfFoundRequest(_ body: (Int, UnsafeRawBufferPointer, UnsafeRawBufferPointer, Bool) -> Void) {
+        let range = requests[nextRequest].fields
+        nextRequest += 1
+        bytes.withUnsafeBytes { all in
+            for (position, index) in range.enumerated() {
+                let field = fields[index]
+                body(
+                    position,
+                    UnsafeRawBufferPointer(rebasing: all[field.nameStart..<field.nameStart + field.nameCount]),
+                    UnsafeRawBufferPointer(rebasing: all[field.valueStart..<field.valueStart + field.valueCount]),
+                    field.neverIndex
+                )
+            }
+        }
+        if nextRequest == requests.count { reset() }
+    }
+
+    /// Nothing waits: the storage is reused from the start.
+    private mutating func reset() {
         bytes.removeAll(keepingCapacity: true)
         fields.removeAll(keepingCapacity: true)
+        requests.removeAll(keepingCapacity: true)
+        nextRequest = 0
+        openBytes = 0
+        openFields = 0
     }
 
     /// Appends a field whose name is lowercase already (a literal), without building a string:
@@ -51,12 +102,7 @@ public struct HTTP2HeaderBlock: ~Copyable {
     /// Records the field whose name starts at `nameStart` and whose value runs from `valueStart`
     /// to the end of the bytes written so far.
     private mutating func endField(nameStart: Int, valueStart: Int, neverIndex: Bool) {
-        fields.append(
-            (
-                nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart,
-                neverIndex ? UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) : 0
-            )
-        )
+        fields.append((nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart, neverIndex))
     }
 
     /// A string's UTF-8 bytes, in place when it is stored contiguously (native strings are).
@@ -82,29 +128,5 @@ public struct HTTP2HeaderBlock: ~Copyable {
         Self.appendUTF8(value, to: &bytes)
         if !valueSuffix.isEmpty { Self.appendUTF8(valueSuffix, to: &bytes) }
         endField(nameStart: nameStart, valueStart: valueStart, neverIndex: neverIndex)
-    }
-
-    /// Calls `body` with an nv array over the block; the pointers are valid only inside `body`.
-    mutating func withNVArray<R>(_ body: (UnsafePointer<nghttp2_nv>, Int) throws -> R) rethrows -> R {
-        if fields.count > nvCapacity {
-            nv.deallocate()
-            nvCapacity = fields.count * 2
-            nv = .allocate(capacity: nvCapacity)
-        }
-        let nv = self.nv
-        let fields = self.fields
-        return try bytes.withUnsafeMutableBufferPointer { storage in
-            guard let base = storage.baseAddress else { return try body(UnsafePointer(nv), 0) }
-            for (index, field) in fields.enumerated() {
-                nv[index] = nghttp2_nv(
-                    name: base + field.nameStart,
-                    value: base + field.valueStart,
-                    namelen: field.nameCount,
-                    valuelen: field.valueCount,
-                    flags: field.flags
-                )
-            }
-            return try body(UnsafePointer(nv), fields.count)
-        }
     }
 }

@@ -16,6 +16,8 @@ package final class NGHTTP2Session {
     // nghttp2 callbacks run inside our calls into the session, but touch no property those calls
     // hold open); their run-time checks were ~1.8% of the worker's CPU (docs/architecture.md).
     @exclusivity(unchecked) private var headerBlock = HTTP2HeaderBlock()
+    /// Writes the client's request header blocks (`HTTP2RequestHeadersFrame`).
+    @exclusivity(unchecked) private var encoder = HPACKRequestEncoder()
     /// The last flush's buffer, for the next one (`flushOutput`).
     @exclusivity(unchecked) private var output: ByteBuffer?
     /// Client sessions allocate from this pool (see `NGHTTP2MemoryPool`); released after the
@@ -96,16 +98,23 @@ package final class NGHTTP2Session {
     }
 
     /// Appends everything nghttp2 has to send to `buffer`; returns the number of bytes appended.
+    /// A client's request HEADERS frames are written here from their fields (`writeRequestHeaders`).
     func send(into buffer: inout ByteBuffer) throws -> Int {
-        var total = 0
+        let start = buffer.writerIndex
         while true {
             var data: UnsafePointer<UInt8>?
             // The returned bytes stay valid only until the next nghttp2 call: copy them now.
             let count = nghttp2_session_mem_send(raw, &data)
             if count < 0 { throw NGHTTP2Error("nghttp2_session_mem_send", code: Int32(truncatingIfNeeded: count)) }
-            if count == 0 { return total }
-            buffer.writeBytes(UnsafeRawBufferPointer(start: data, count: count))
-            total += count
+            if count == 0 { return buffer.writerIndex - start }
+            let frame = UnsafeRawBufferPointer(start: data, count: count)
+            // mem_send hands out one frame's buffer per call; a client sends HEADERS only to
+            // open a request's stream.
+            if role == .client, count >= HTTP2RequestHeadersFrame.headerCount, frame[3] == HTTP2RequestHeadersFrame.headersType {
+                try HTTP2RequestHeadersFrame.write(replacing: frame, fields: &headerBlock, encoder: &encoder, into: &buffer)
+            } else {
+                buffer.writeBytes(frame)
+            }
         }
     }
 
@@ -161,19 +170,28 @@ package final class NGHTTP2Session {
         }
     }
 
-    /// Queues a request whose header block `writeHeaders` writes (pseudo-headers first) into the
-    /// session's reused block; returns its stream id (or a negative nghttp2 error code).
+    /// Queues a request whose header fields `writeHeaders` writes (pseudo-headers first) into the
+    /// session's block; returns its stream id (or a negative nghttp2 error code).
+    ///
+    /// nghttp2 gets a stand-in block (`:method: POST`, which it codes as one static index and
+    /// never adds to its table); `send` writes the real block in its place when the frame leaves.
     func submitRequest(hasBody: Bool, writeHeaders: (inout HTTP2HeaderBlock) -> Void) -> Int32 {
-        headerBlock.reset()
+        headerBlock.beginRequest()
         writeHeaders(&headerBlock)
         var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readBodyCallback)
-        let raw = self.raw
-        return headerBlock.withNVArray { nv, count in
-            // nghttp2 copies the nv pairs and the provider struct; no priority spec (no PRIORITY).
+        let streamID = HTTP2RequestHeadersFrame.withStandIn { standIn in
+            // nghttp2 keeps the stand-in's pointers (static strings) and copies the provider; no
+            // priority spec (no PRIORITY).
             hasBody
-                ? nghttp2_submit_request(raw, nil, nv, count, &provider, nil)
-                : nghttp2_submit_request(raw, nil, nv, count, nil, nil)
+                ? nghttp2_submit_request(raw, nil, standIn, 1, &provider, nil)
+                : nghttp2_submit_request(raw, nil, standIn, 1, nil, nil)
         }
+        if streamID > 0 {
+            headerBlock.commitRequest(streamID: streamID)
+        } else {
+            headerBlock.abandonRequest()
+        }
+        return streamID
     }
 
     /// Server only: a response whose header block the server built (`:status` first). nghttp2

@@ -250,11 +250,13 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
         guard !started, let context else { return }
         started = true
         do {
-            try session.submitSettings([
+            var settings: [(id: nghttp2_settings_id, value: UInt32)] = [
                 (NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, configuration.maxConcurrentStreams),
                 (NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, configuration.initialWindowSize),
                 (NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES, 1),
-            ])
+            ]
+            if let size = configuration.headerTableSize { settings.append((NGHTTP2_SETTINGS_HEADER_TABLE_SIZE, size)) }
+            try session.submitSettings(settings)
             try session.setConnectionWindow(configuration.connectionWindowSize)
         } catch {
             fail(context: context, error)

@@ -48,6 +48,57 @@ import Testing
         #expect(pair.serverHandler.openStreams == 0)
     }
 
+    /// A header block longer than one frame (16 KiB) goes as HEADERS and CONTINUATION frames,
+    /// and the requests around it are unchanged.
+    @Test func aHeaderBlockLongerThanAFrameContinues() throws {
+        let delegate = RecordingServerDelegate()
+        let pair = try InMemoryPair(delegate: delegate)
+        let long = String(repeating: "~|", count: 20_000)
+        for value in ["short", long, "after"] {
+            _ = pair.submit(
+                HTTP2Request(authority: "localhost", path: "/\(value.count)", headers: [HTTP2Header("x-long", value, neverIndex: true)])
+            )
+        }
+        try pair.interact()
+        #expect(delegate.requests.map(\.path) == ["/5", "/40000", "/5"])
+        #expect(delegate.requests.map { $0.headers.first(named: "x-long") } == ["short", long, "after"])
+        #expect(pair.clientHandler.openStreams == 0)
+    }
+
+    /// The server shrinks its HPACK table (SETTINGS_HEADER_TABLE_SIZE): nghttp2 puts the size
+    /// update ahead of the next block, the request encoder evicts as the server's decoder does,
+    /// and `apns-id` (incrementally indexed first, then named by its dynamic index) decodes on
+    /// every request before and after.
+    @Test(arguments: [0, 100, 200])
+    func requestsDecodeWhenTheServerShrinksItsHeaderTable(size: UInt32) throws {
+        let delegate = RecordingServerDelegate()
+        var server = HTTP2ServerConfiguration()
+        server.headerTableSize = size
+        let pair = try InMemoryPair(server: server, delegate: delegate)
+        var ids: [String] = []
+        for round in 0..<3 {
+            for index in 0..<3 {
+                let id = "00000000-0000-4000-8000-00000000000\(round * 3 + index)"
+                ids.append(id)
+                _ = pair.submit(
+                    HTTP2Request(
+                        authority: "localhost",
+                        path: "/3/device/\(index)",
+                        headers: [
+                            HTTP2Header("apns-topic", "com.example.app", neverIndex: true),
+                            HTTP2Header("apns-id", id, neverIndex: round + index > 0),
+                        ]
+                    )
+                )
+            }
+            // The first round leaves before the server's SETTINGS arrive; the others after.
+            try pair.interact()
+        }
+        #expect(delegate.requests.compactMap { $0.headers.first(named: "apns-id") } == ids)
+        #expect(delegate.requests.map { $0.headers.first { $0.name == "apns-id" }?.neverIndex } == ids.indices.map { $0 > 0 })
+        #expect(pair.clientHandler.openStreams == 0)
+    }
+
     /// A tagged submit sends its body from where it lies: an array (larger than the server's
     /// stream window, so nghttp2 reads it in several calls, some only after a WINDOW_UPDATE), a
     /// buffer's readable bytes only, and an empty array as no body at all.
