@@ -53,12 +53,17 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
         self.delegate = delegate
         self.capacity = ClientStreamCapacity(assumedPeerMaxConcurrentStreams: Int(configuration.assumedPeerMaxConcurrentStreams))
         do {
-            session = try NGHTTP2Session(role: .client, peerMaxConcurrentStreams: configuration.assumedPeerMaxConcurrentStreams)
+            session = try NGHTTP2Session(
+                role: .client,
+                peerMaxConcurrentStreams: configuration.assumedPeerMaxConcurrentStreams,
+                installCallbacks: installNGHTTP2ClientCallbacks
+            )
         } catch {
             // nghttp2_session_client_new2 and nghttp2_option_new fail only when out of memory.
             fatalError("cannot create an nghttp2 client session: \(error)")
         }
         session.events = self
+        session.owner = Unmanaged.passUnretained(self).toOpaque()
     }
 
     deinit {

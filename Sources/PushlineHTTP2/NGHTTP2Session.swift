@@ -27,8 +27,8 @@ package final class NGHTTP2Session {
     /// The handler that owns this session. `unowned(unsafe)`: the handler holds the only strong
     /// reference to the session, so the handler outlives every callback the session can make.
     @exclusivity(unchecked) unowned(unsafe) package var events: (any NGHTTP2SessionEvents)?
-    /// For callbacks a handler installs itself (`installCallbacks` in init; the server's hot
-    /// callbacks): that handler, unretained (`Unmanaged.passUnretained(handler).toOpaque()`), so
+    /// For callbacks a handler installs itself (`installCallbacks` in init; the client's and the
+    /// server's hot callbacks, through `withSessionOwner`): that handler, unretained (`Unmanaged.passUnretained(handler).toOpaque()`), so
     /// they reach it without reference counting or an existential. Valid for the same reason as
     /// `events`: the handler owns the session.
     @exclusivity(unchecked) package var owner: UnsafeMutableRawPointer?
@@ -37,7 +37,7 @@ package final class NGHTTP2Session {
     ///   - peerMaxConcurrentStreams: what to assume for the peer's SETTINGS_MAX_CONCURRENT_STREAMS
     ///     until its first SETTINGS arrives.
     ///   - installCallbacks: replaces callbacks on the table after the shared ones are set (the
-    ///     server's hot callbacks, which reach `owner`).
+    ///     client's or the server's hot callbacks, which reach `owner`).
     ///   - resetRateLimit: server only: the token bucket nghttp2 (1.52 with Debian's CVE-2023-44487
     ///     backport, 1.57+ upstream) puts on received RST_STREAM frames; when it runs dry, nghttp2
     ///     sends GOAWAY INTERNAL_ERROR. nil = nghttp2's own default (burst 1000, 33 per second).
@@ -178,7 +178,7 @@ package final class NGHTTP2Session {
     func submitRequest(hasBody: Bool, writeHeaders: (inout HTTP2HeaderBlock) -> Void) -> Int32 {
         headerBlock.beginRequest()
         writeHeaders(&headerBlock)
-        var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readBodyCallback)
+        var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: clientReadBodyCallback)
         let streamID = HTTP2RequestHeadersFrame.withStandIn { standIn in
             // nghttp2 keeps the stand-in's pointers (static strings) and copies the provider; no
             // priority spec (no PRIORITY).

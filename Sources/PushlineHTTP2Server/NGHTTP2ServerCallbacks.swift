@@ -3,9 +3,8 @@ import PushlineHTTP2
 
 // The server's per-request callbacks (begin headers, each header, DATA, frame received, stream
 // closed): the same forwarding as NGHTTP2Callbacks.swift, but straight to the session's
-// `HTTP2ServerHandler` through `Unmanaged` without retaining it. A request makes a dozen of these
-// calls, and a retain and release around each was a measurable share of the server's time.
-// Other callbacks stay the shared ones.
+// `HTTP2ServerHandler` (`withSessionOwner`), without retaining it. Other callbacks stay the shared
+// ones.
 
 /// Replaces the hot callbacks on a server session's callbacks table (after `installNGHTTP2Callbacks`).
 func installNGHTTP2ServerCallbacks(_ callbacks: OpaquePointer?) {
@@ -16,34 +15,13 @@ func installNGHTTP2ServerCallbacks(_ callbacks: OpaquePointer?) {
     nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onServerStreamClose)
 }
 
-private let callbackFailure = Int32(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue)
-
-/// Runs `body` with the server handler of the session in `userData`; 0, or nghttp2's failure code
-/// when `body` throws. The session's `owner` is the handler, unretained (set in its init): the
-/// handler owns the session, so it outlives every callback the session makes.
-@inline(__always)
-private func withServer(_ userData: UnsafeMutableRawPointer?, _ body: (HTTP2ServerHandler) throws -> Void) -> Int32 {
-    guard let userData else { return 0 }
-    return Unmanaged<NGHTTP2Session>.fromOpaque(userData)._withUnsafeGuaranteedRef { session in
-        guard let owner = session.owner else { return 0 }
-        return Unmanaged<HTTP2ServerHandler>.fromOpaque(owner)._withUnsafeGuaranteedRef { handler in
-            do {
-                try body(handler)
-                return 0
-            } catch {
-                return callbackFailure
-            }
-        }
-    }
-}
-
 private func onServerBeginHeaders(
     _ session: OpaquePointer?,
     _ frame: UnsafePointer<nghttp2_frame>?,
     _ userData: UnsafeMutableRawPointer?
 ) -> Int32 {
     guard let frame else { return 0 }
-    return withServer(userData) {
+    return withSessionOwner(userData, as: HTTP2ServerHandler.self) {
         try $0.sessionBeginHeaders(
             streamID: frame.pointee.hd.stream_id,
             isRequest: frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST
@@ -62,7 +40,7 @@ private func onServerHeader(
     _ userData: UnsafeMutableRawPointer?
 ) -> Int32 {
     guard let frame else { return 0 }
-    return withServer(userData) {
+    return withSessionOwner(userData, as: HTTP2ServerHandler.self) {
         try $0.sessionHeader(
             streamID: frame.pointee.hd.stream_id,
             name: UnsafeBufferPointer(start: name, count: nameLength),
@@ -80,7 +58,7 @@ private func onServerDataChunk(
     _ length: Int,
     _ userData: UnsafeMutableRawPointer?
 ) -> Int32 {
-    withServer(userData) {
+    withSessionOwner(userData, as: HTTP2ServerHandler.self) {
         try $0.sessionData(streamID: streamID, bytes: UnsafeRawBufferPointer(start: data, count: length))
     }
 }
@@ -91,7 +69,7 @@ private func onServerFrameReceived(
     _ userData: UnsafeMutableRawPointer?
 ) -> Int32 {
     guard let frame else { return 0 }
-    return withServer(userData) { try $0.sessionFrameReceived(NGHTTP2Frame(frame)) }
+    return withSessionOwner(userData, as: HTTP2ServerHandler.self) { try $0.sessionFrameReceived(NGHTTP2Frame(frame)) }
 }
 
 private func onServerStreamClose(
@@ -100,7 +78,7 @@ private func onServerStreamClose(
     _ errorCode: UInt32,
     _ userData: UnsafeMutableRawPointer?
 ) -> Int32 {
-    withServer(userData) {
+    withSessionOwner(userData, as: HTTP2ServerHandler.self) {
         try $0.sessionStreamClosed(streamID: streamID, errorCode: HTTP2ErrorCode(rawValue: errorCode))
     }
 }
