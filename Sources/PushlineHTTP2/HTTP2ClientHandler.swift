@@ -41,6 +41,8 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
     @exclusivity(unchecked) private var coalescer = WriteCoalescer()
     @exclusivity(unchecked) private var pings = PingTracker()
     @exclusivity(unchecked) private var deferred: [Deferred] = []
+    /// `runDeferred`'s emptied array, kept for its storage.
+    @exclusivity(unchecked) private var spareDeferred: [Deferred] = []
     @exclusivity(unchecked) private var capacityFreed = false
     /// `goAway` queued our GOAWAY (it is sent once).
     private var goAwayQueued = false
@@ -335,19 +337,23 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
     // MARK: Completing streams outside nghttp2
 
     private func runDeferred() {
-        var index = 0
-        while index < deferred.count {
-            let item = deferred[index]
-            index += 1
-            switch item {
-            case .completed(let completion, let result): complete(completion, result)
-            case .pong(let promise, let rtt): promise.succeed(rtt)
-            case .peerMaxChanged(let value): delegate?.http2Client(self, peerMaxConcurrentStreamsChanged: value)
-            case .goAwayReceived(let goAway): delegate?.http2Client(self, goAwayReceived: goAway)
-            case .goAwaySent(let goAway): delegate?.http2Client(self, goAwaySent: goAway)
+        // Items are moved out (reversed once, then popped), not copied: a completion holds the
+        // response and the caller's tag. What the calls add meanwhile runs in the next round.
+        var items = spareDeferred
+        while !deferred.isEmpty {
+            swap(&items, &deferred)
+            items.reverse()
+            while let item = items.popLast() {
+                switch item {
+                case .completed(let completion, let result): complete(completion, result)
+                case .pong(let promise, let rtt): promise.succeed(rtt)
+                case .peerMaxChanged(let value): delegate?.http2Client(self, peerMaxConcurrentStreamsChanged: value)
+                case .goAwayReceived(let goAway): delegate?.http2Client(self, goAwayReceived: goAway)
+                case .goAwaySent(let goAway): delegate?.http2Client(self, goAwaySent: goAway)
+                }
             }
         }
-        deferred.removeAll(keepingCapacity: true)
+        spareDeferred = items
         if capacityFreed {
             capacityFreed = false
             delegate?.http2ClientStreamsFinished(self)

@@ -64,12 +64,14 @@ struct JSONWriter: ~Copyable {
         owned = true
     }
 
+    @inline(__always)
     private mutating func append(_ byte: UInt8) {
         reserve(1)
         base[count] = byte
         count += 1
     }
 
+    @inline(__always)
     private mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
         reserve(bytes.count)
@@ -77,6 +79,7 @@ struct JSONWriter: ~Copyable {
         count += bytes.count
     }
 
+    @inline(__always)
     mutating func raw(_ text: StaticString) {
         append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
