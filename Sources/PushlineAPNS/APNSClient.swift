@@ -162,16 +162,19 @@ public final class APNSClient: Sendable {
     /// requests of many small jobs go out together), each telling its observer its outcomes.
     public func send(contentsOf submissions: [APNSBatchSubmission]) {
         let now = MonotonicInstant.now
-        // Made before the lock is taken.
-        let batches = submissions.compactMap {
-            $0.batch.count > 0
-                ? RequestBatch(
-                    batch: $0.batch,
-                    options: $0.options,
+        // Made before the lock is taken; by index, reading each submission's fields in place
+        // (iterating copied each submission whole).
+        var batches: [RequestBatch] = []
+        batches.reserveCapacity(submissions.count)
+        for index in submissions.indices where submissions[index].batch.count > 0 {
+            batches.append(
+                RequestBatch(
+                    batch: submissions[index].batch,
+                    options: submissions[index].options,
                     created: now,
-                    completion: .observer($0.observer, firstIndex: $0.firstIndex)
+                    completion: .observer(submissions[index].observer, firstIndex: submissions[index].firstIndex)
                 )
-                : nil
+            )
         }
         perform(machine.withLock { $0.submit(batches, now: now) })
     }

@@ -19,6 +19,15 @@ open class KafkaDelivery: @unchecked Sendable {
     /// The record's fate: its partition and offset, or why it was not delivered.
     open func delivered(_ result: Result<DeliveryReport, KafkaError>) {}
 
+    /// The record was delivered. By default, `delivered(.success(report))`; a delivery that only
+    /// counts acknowledgements overrides this and skips making the report (its topic is a
+    /// string retained and released per record).
+    open func delivered(partition: Int32, offset: Int64, timestampMilliseconds: Int64?) {
+        delivered(
+            .success(DeliveryReport(topic: topic, partition: partition, offset: offset, timestampMilliseconds: timestampMilliseconds))
+        )
+    }
+
     /// The record was not delivered: `record` is its topic, key and value as librdkafka had them
     /// (its headers are not kept), for a delivery that serves many records and keeps none of
     /// them. By default, `delivered(.failure(error))`.

@@ -28,23 +28,25 @@ struct JobFields {
     private enum Slot: Int {
         case id, token, tokens, channelID, app, pushType, priority, expiration, collapseID, topic, payload, deadline, meta
 
+        /// By length first: a mismatched `==` on strings is the slow comparison, and every member
+        /// of every job comes through here.
         init?(_ name: String) {
-            switch name {
-            case "id": self = .id
-            case "token": self = .token
-            case "tokens": self = .tokens
-            case "channel_id": self = .channelID
-            case "app": self = .app
-            case "push_type": self = .pushType
-            case "priority": self = .priority
-            case "expiration": self = .expiration
-            case "collapse_id": self = .collapseID
-            case "topic": self = .topic
-            case "payload": self = .payload
-            case "deadline": self = .deadline
-            case "meta": self = .meta
-            default: return nil
+            let slot: Slot?
+            switch name.utf8.count {
+            case 2: slot = name == "id" ? .id : nil
+            case 3: slot = name == "app" ? .app : nil
+            case 4: slot = name == "meta" ? .meta : nil
+            case 5: slot = name == "token" ? .token : name == "topic" ? .topic : nil
+            case 6: slot = name == "tokens" ? .tokens : nil
+            case 7: slot = name == "payload" ? .payload : nil
+            case 8: slot = name == "priority" ? .priority : name == "deadline" ? .deadline : nil
+            case 9: slot = name == "push_type" ? .pushType : nil
+            case 10: slot = name == "channel_id" ? .channelID : name == "expiration" ? .expiration : nil
+            case 11: slot = name == "collapse_id" ? .collapseID : nil
+            default: slot = nil
             }
+            guard let slot else { return nil }
+            self = slot
         }
     }
 

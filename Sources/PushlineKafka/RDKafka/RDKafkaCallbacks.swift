@@ -246,31 +246,26 @@ private func rdkafkaDeliveryCallback(handle: OpaquePointer?, message: UnsafePoin
     guard let message, let box = message.pointee._private else { return }
     // The producer passed a retained delivery as the per-message opaque; take it back exactly once here.
     let delivery = Unmanaged<KafkaDelivery>.fromOpaque(box).takeRetainedValue()
-    let result: Result<DeliveryReport, KafkaError>
     if message.pointee.err == RD_KAFKA_RESP_ERR_NO_ERROR {
-        RDKafkaCallbacks.from(opaque)?.kafkaAnswered()
+        // Per delivered record: the callbacks object unretained (it outlives the client).
+        if let opaque { Unmanaged<RDKafkaCallbacks>.fromOpaque(opaque)._withUnsafeGuaranteedRef { $0.kafkaAnswered() } }
         var type = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE
         let timestamp = rd_kafka_message_timestamp(message, &type)
-        result = .success(
-            DeliveryReport(
-                topic: delivery.topic,
-                partition: message.pointee.partition,
-                offset: message.pointee.offset,
-                timestampMilliseconds: type == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE ? nil : timestamp
-            )
+        delivery.delivered(
+            partition: message.pointee.partition,
+            offset: message.pointee.offset,
+            timestampMilliseconds: type == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE ? nil : timestamp
         )
-    } else {
-        var error: KafkaError
-        if message.pointee.err == RD_KAFKA_RESP_ERR__FATAL, let handle, let fatal = KafkaError.fatalError(of: handle) {
-            error = fatal
-        } else {
-            error = KafkaError(message.pointee.err)
-            error.message = "\(delivery.topic): \(error.message)"
-        }
-        delivery.undelivered(error, record: undeliveredRecord(message.pointee, topic: delivery.topic))
         return
     }
-    delivery.delivered(result)
+    var error: KafkaError
+    if message.pointee.err == RD_KAFKA_RESP_ERR__FATAL, let handle, let fatal = KafkaError.fatalError(of: handle) {
+        error = fatal
+    } else {
+        error = KafkaError(message.pointee.err)
+        error.message = "\(delivery.topic): \(error.message)"
+    }
+    delivery.undelivered(error, record: undeliveredRecord(message.pointee, topic: delivery.topic))
 }
 
 /// The record of a failed delivery report, copied out of librdkafka's message (valid only during

@@ -33,9 +33,9 @@ extension JobPipeline {
             group.memberAbandoned(index)
             return
         }
-        // Read in place (a borrowed argument): a copy of the member would retain each of its
-        // fields and release it again.
-        memberAnswered(group.members[index], group: group, outcome: outcome)
+        // Read in place (through the buffer: the array's subscript, reached through the group,
+        // copied the member): a copy would retain each of its fields and release it again.
+        group.members.withUnsafeBufferPointer { memberAnswered($0[index], group: group, outcome: outcome) }
     }
 
     private func memberAnswered(_ member: borrowing JobGroupMember, group: JobGroupProgress, outcome: APNSOutcome) {
@@ -71,13 +71,14 @@ extension JobPipeline {
         var completed: [(id: RecordID, weight: Int)] = []
         completed.reserveCapacity(group.members.count - abandoned.count)
         let now = wallClockMilliseconds()
-        for (index, member) in group.members.enumerated() where !abandoned.contains(index) {
-            completed.append((member.id, 1))
+        // By index, reading two fields: iterating the members copied each one.
+        for index in group.members.indices where !abandoned.contains(index) {
+            completed.append((group.members[index].id, 1))
             metrics.jobCompleted()
             metrics.laneJobCompleted(
                 group.laneMetrics,
                 notifications: 1,
-                resultAgeMilliseconds: member.producedAt.map { now - $0 }
+                resultAgeMilliseconds: group.members[index].producedAt.map { now - $0 }
             )
         }
         guard !completed.isEmpty else { return }

@@ -99,19 +99,22 @@ final class JobPipeline: Sendable {
         let received = MonotonicInstant.now
         var pending = PendingSubmissions()
         var groups = JobGroupDrafts()
-        for index in records.indices where started[index] {
-            gate.jobStarted()
-            // Read in place (a borrowed argument), not copied out of the array first.
-            begin(
-                records[index],
-                received: received,
-                lane: lane,
-                pending: &pending,
-                groups: &groups,
-                // A run of one (the urgent intake's) keeps a progress of its own: a group of one
-                // would cost more objects, not fewer.
-                runRemaining: records.count > 1 ? records.count - index : 0
-            )
+        // Each record read in place through the buffer (the array's subscript copied it, a
+        // retain and a release of each of its fields).
+        records.withUnsafeBufferPointer { records in
+            for index in records.indices where started[index] {
+                gate.jobStarted()
+                begin(
+                    records[index],
+                    received: received,
+                    lane: lane,
+                    pending: &pending,
+                    groups: &groups,
+                    // A run of one (the urgent intake's) keeps a progress of its own: a group of one
+                    // would cost more objects, not fewer.
+                    runRemaining: records.count > 1 ? records.count - index : 0
+                )
+            }
         }
         for draft in groups.takeAll() {
             seal(draft, lane: lane, received: received, pending: &pending)

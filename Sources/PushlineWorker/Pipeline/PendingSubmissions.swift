@@ -6,7 +6,7 @@ struct PendingSubmissions {
     /// Per app, in the order first seen: a run rarely spans more than one or two apps.
     private(set) var groups: [(app: String, submissions: [APNSBatchSubmission])] = []
 
-    mutating func add(_ submission: APNSBatchSubmission, app: String) {
+    mutating func add(_ submission: consuming APNSBatchSubmission, app: String) {
         if let index = groups.firstIndex(where: { $0.app == app }) {
             groups[index].submissions.append(submission)
         } else {

@@ -25,6 +25,12 @@ class ResultDelivery: KafkaDelivery, @unchecked Sendable {
         if case .success = result { acknowledged() }
     }
 
+    /// The success path, without a report: only the acknowledgement counts here.
+    final override func delivered(partition: Int32, offset: Int64, timestampMilliseconds: Int64?) {
+        publisher.reportArrived()
+        acknowledged()
+    }
+
     final override func undelivered(_ error: KafkaError, record: UndeliveredRecord) {
         publisher.reportArrived()
         publisher.undelivered(record, delivery: self, error: error)
