@@ -160,19 +160,22 @@ public final class APNSClient: Sendable {
 
     /// Sends several batches in one hand-over (one lock, one settling of the pool: the
     /// requests of many small jobs go out together), each telling its observer its outcomes.
-    public func send(contentsOf submissions: [APNSBatchSubmission]) {
+    public func send(contentsOf submissions: consuming [APNSBatchSubmission]) {
         let now = MonotonicInstant.now
-        // Made before the lock is taken; by index, reading each submission's fields in place
-        // (iterating copied each submission whole).
+        // Made before the lock is taken, moving each submission's parts into its request batch
+        // (reversed once, then popped: iterating or indexing copied each one, a retain and a
+        // release of every field).
         var batches: [RequestBatch] = []
         batches.reserveCapacity(submissions.count)
-        for index in submissions.indices where submissions[index].batch.count > 0 {
+        submissions.reverse()
+        while let submission = submissions.popLast() {
+            guard submission.batch.count > 0 else { continue }
             batches.append(
                 RequestBatch(
-                    batch: submissions[index].batch,
-                    options: submissions[index].options,
+                    batch: submission.batch,
+                    options: submission.options,
                     created: now,
-                    completion: .observer(submissions[index].observer, firstIndex: submissions[index].firstIndex)
+                    completion: .observer(submission.observer, firstIndex: submission.firstIndex)
                 )
             )
         }

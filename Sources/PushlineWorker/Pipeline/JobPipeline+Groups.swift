@@ -33,18 +33,20 @@ extension JobPipeline {
             group.memberAbandoned(index)
             return
         }
-        // Read in place (through the buffer: the array's subscript, reached through the group,
-        // copied the member): a copy would retain each of its fields and release it again.
-        group.members.withUnsafeBufferPointer { memberAnswered($0[index], group: group, outcome: outcome) }
+        // Read in place, through a pointer: passed as a value (even borrowed), the whole member
+        // was copied, a retain and a release of each of its fields.
+        group.members.withUnsafeBufferPointer { memberAnswered($0.baseAddress! + index, group: group, outcome: outcome) }
     }
 
-    private func memberAnswered(_ member: borrowing JobGroupMember, group: JobGroupProgress, outcome: APNSOutcome) {
+    private func memberAnswered(_ member: UnsafePointer<JobGroupMember>, group: JobGroupProgress, outcome: APNSOutcome) {
+        // The one copy made here (a value read through a pointer is copied for each use).
+        let job = member.pointee.job
         let records = tokenRecords(
-            job: member.job,
+            job: job,
             index: 0,
-            apnsID: .block(member.requestID, index: 0),
+            apnsID: .block(member.pointee.requestID, index: 0),
             outcome: outcome,
-            template: member.template,
+            template: member.pointee.template,
             appMetrics: group.appMetrics,
             laneMetrics: group.laneMetrics,
             received: group.received,
@@ -52,10 +54,10 @@ extension JobPipeline {
         )
         var tally = JobTally(expected: 1)
         tally.add(outcome, answeredAt: wallClockMilliseconds())
-        publish(records.delivery, others: records.others, key: member.key, delivery: group)
+        publish(records.delivery, others: records.others, key: member.pointee.key, delivery: group)
         // After its token's records: keyed alike, so it lands after them in the same partition.
-        let summary = tally.record(for: member.job, source: member.source)
-        publisher.publish(.init(topic: topics.results, key: member.key, value: summary.encoded()), token: group)
+        let summary = tally.record(for: job, source: member.pointee.source)
+        publisher.publish(.init(topic: topics.results, key: member.pointee.key, value: summary.encoded()), token: group)
     }
 
     /// Member `index` was abandoned: its record is given up now (its partition's next owner does

@@ -119,7 +119,11 @@ final class JobPipeline: Sendable {
         for draft in groups.takeAll() {
             seal(draft, lane: lane, received: received, pending: &pending)
         }
-        for (app, submissions) in pending.groups {
+        // Popped, so each app's submissions reach its client as the only reference (moved on,
+        // not copied).
+        var apps = pending.groups
+        pending = PendingSubmissions()
+        while let (app, submissions) = apps.popLast() {
             client(of: app).send(contentsOf: submissions)
         }
     }
