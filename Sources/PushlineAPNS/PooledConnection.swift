@@ -59,6 +59,10 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
     /// Streams that ended since the last report: reported in one event per event-loop batch
     /// instead of one pool lock per response.
     @exclusivity(unchecked) private var ended: [StreamEnded] = []
+    /// When the answers of the batch in `ended` arrived: read once, at the batch's first answer
+    /// (its answers are handled one after another within microseconds), and let go when the
+    /// batch is reported.
+    @exclusivity(unchecked) private var batchAnsweredAt: MonotonicInstant?
     /// A report is with the pool: what the pool asks of this connection meanwhile waits in
     /// `afterReport`, and runs once the report returned.
     @exclusivity(unchecked) private var reporting = false
@@ -411,6 +415,7 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
     /// so its storage is reused); only then do the requests the pool handed back start, whose
     /// ends make the next batch.
     private func reportEnded() {
+        batchAnsweredAt = nil
         guard !ended.isEmpty else { return }
         var batch: [StreamEnded] = []
         swap(&batch, &ended)
@@ -450,7 +455,9 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
                 apnsUniqueID: http2Response.headers.first(named: "apns-unique-id"),
                 body: body
             )
-            let latency = MonotonicInstant.now.nanoseconds(since: sentAt)
+            let answeredAt = batchAnsweredAt ?? MonotonicInstant.now
+            batchAnsweredAt = answeredAt
+            let latency = answeredAt.nanoseconds(since: sentAt)
             settings.metrics.response(status: response.status, reason: response.reason?.rawValue, latencyNanoseconds: latency)
             ended.append(StreamEnded(id: id, sentAt: sentAt, tokenGeneration: generation, end: .response(response)))
         case .failure(let error):

@@ -339,7 +339,8 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
     private func runDeferred() {
         // Items are moved out (reversed once, then popped), not copied: a completion holds the
         // response and the caller's tag. What the calls add meanwhile runs in the next round.
-        var items = spareDeferred
+        var items: [Deferred] = []
+        swap(&items, &spareDeferred)
         while !deferred.isEmpty {
             swap(&items, &deferred)
             items.reverse()

@@ -68,7 +68,13 @@ struct OutcomeRecords: Sendable, Hashable {
     /// `token_invalidated`, a missing channel's `channel_gone`. The pipeline writes the delivery
     /// record straight from the outcome (`DeliveryRecordTemplate.encode(job:index:apnsID:outcome:)`),
     /// with no `ResultRecord.Delivery` value in between.
-    static func others(job: Job, index: Int, outcome: APNSOutcome, environment: String, rules: OutcomeRules) -> OutcomeRecords {
+    static func others(
+        job: Job,
+        index: Int,
+        outcome: APNSOutcome,
+        environment: @autoclosure () -> String,
+        rules: OutcomeRules
+    ) -> OutcomeRecords {
         var records = OutcomeRecords()
         // Both need a reason (a 2xx has none).
         guard let reason = outcome.reasonString else { return records }
@@ -82,7 +88,7 @@ struct OutcomeRecords: Sendable, Hashable {
                 reason: reason,
                 invalidSince: outcome.response?.timestamp,
                 jobID: job.id,
-                environment: environment,
+                environment: environment(),
                 meta: job.meta
             )
         }
