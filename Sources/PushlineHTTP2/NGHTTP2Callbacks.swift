@@ -1,19 +1,16 @@
 import CNGHTTP2
 
-// nghttp2's callbacks: file-level C functions that find their `NGHTTP2Session` through the
-// session's user data (an unretained `Unmanaged` pointer set by the session itself) and forward
-// to its `events`. A Swift throw becomes nghttp2's failure code.
+// nghttp2's callbacks that both roles share: file-level C functions that find their
+// `NGHTTP2Session` through the session's user data (an unretained `Unmanaged` pointer set by the
+// session itself) and forward to its `events`. A Swift throw becomes nghttp2's failure code.
+// The per-request callbacks are each role's own (NGHTTP2ClientCallbacks.swift, and the server's
+// NGHTTP2ServerCallbacks.swift), which reach their handler without the existential's retain.
 
-/// Registers every callback the session uses on a callbacks table.
+/// Registers the shared callbacks on a callbacks table; the session's role installs the rest.
 func installNGHTTP2Callbacks(_ callbacks: OpaquePointer?) {
-    nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, onBeginHeaders)
-    nghttp2_session_callbacks_set_on_header_callback(callbacks, onHeader)
-    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunk)
-    nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onFrameReceived)
     nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, onFrameSent)
     nghttp2_session_callbacks_set_on_frame_not_send_callback(callbacks, onFrameNotSent)
     nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(callbacks, onInvalidFrame)
-    nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamClose)
 }
 
 private let callbackFailure = Int32(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue)
@@ -22,78 +19,6 @@ private let callbackFailure = Int32(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue)
 private func events(_ userData: UnsafeMutableRawPointer?) -> (any NGHTTP2SessionEvents)? {
     guard let userData else { return nil }
     return Unmanaged<NGHTTP2Session>.fromOpaque(userData).takeUnretainedValue().events
-}
-
-private func onBeginHeaders(
-    _ session: OpaquePointer?,
-    _ frame: UnsafePointer<nghttp2_frame>?,
-    _ userData: UnsafeMutableRawPointer?
-) -> Int32 {
-    guard let frame, let events = events(userData) else { return 0 }
-    do {
-        try events.sessionBeginHeaders(
-            streamID: frame.pointee.hd.stream_id,
-            isRequest: frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST
-        )
-        return 0
-    } catch {
-        return callbackFailure
-    }
-}
-
-private func onHeader(
-    _ session: OpaquePointer?,
-    _ frame: UnsafePointer<nghttp2_frame>?,
-    _ name: UnsafePointer<UInt8>?,
-    _ nameLength: Int,
-    _ value: UnsafePointer<UInt8>?,
-    _ valueLength: Int,
-    _ flags: UInt8,
-    _ userData: UnsafeMutableRawPointer?
-) -> Int32 {
-    guard let frame, let events = events(userData) else { return 0 }
-    do {
-        try events.sessionHeader(
-            streamID: frame.pointee.hd.stream_id,
-            name: UnsafeBufferPointer(start: name, count: nameLength),
-            value: UnsafeBufferPointer(start: value, count: valueLength),
-            neverIndex: flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) != 0
-        )
-        return 0
-    } catch {
-        return callbackFailure
-    }
-}
-
-private func onDataChunk(
-    _ session: OpaquePointer?,
-    _ flags: UInt8,
-    _ streamID: Int32,
-    _ data: UnsafePointer<UInt8>?,
-    _ length: Int,
-    _ userData: UnsafeMutableRawPointer?
-) -> Int32 {
-    guard let events = events(userData) else { return 0 }
-    do {
-        try events.sessionData(streamID: streamID, bytes: UnsafeRawBufferPointer(start: data, count: length))
-        return 0
-    } catch {
-        return callbackFailure
-    }
-}
-
-private func onFrameReceived(
-    _ session: OpaquePointer?,
-    _ frame: UnsafePointer<nghttp2_frame>?,
-    _ userData: UnsafeMutableRawPointer?
-) -> Int32 {
-    guard let frame, let events = events(userData) else { return 0 }
-    do {
-        try events.sessionFrameReceived(NGHTTP2Frame(frame))
-        return 0
-    } catch {
-        return callbackFailure
-    }
 }
 
 private func onFrameSent(
@@ -134,21 +59,6 @@ private func onInvalidFrame(
     guard let frame, let events = events(userData) else { return 0 }
     do {
         try events.sessionInvalidFrame(NGHTTP2Frame(frame), libraryError: libraryError)
-        return 0
-    } catch {
-        return callbackFailure
-    }
-}
-
-private func onStreamClose(
-    _ session: OpaquePointer?,
-    _ streamID: Int32,
-    _ errorCode: UInt32,
-    _ userData: UnsafeMutableRawPointer?
-) -> Int32 {
-    guard let events = events(userData) else { return 0 }
-    do {
-        try events.sessionStreamClosed(streamID: streamID, errorCode: HTTP2ErrorCode(rawValue: errorCode))
         return 0
     } catch {
         return callbackFailure

@@ -36,8 +36,9 @@ package final class NGHTTP2Session {
     /// - Parameters:
     ///   - peerMaxConcurrentStreams: what to assume for the peer's SETTINGS_MAX_CONCURRENT_STREAMS
     ///     until its first SETTINGS arrives.
-    ///   - installCallbacks: replaces callbacks on the table after the shared ones are set (the
-    ///     client's or the server's hot callbacks, which reach `owner`).
+    ///   - installCallbacks: sets the role's own callbacks after the shared ones (the client's or
+    ///     the server's per-request callbacks, which reach `owner`): headers, DATA, frames
+    ///     received, streams closed.
     ///   - resetRateLimit: server only: the token bucket nghttp2 (1.52 with Debian's CVE-2023-44487
     ///     backport, 1.57+ upstream) puts on received RST_STREAM frames; when it runs dry, nghttp2
     ///     sends GOAWAY INTERNAL_ERROR. nil = nghttp2's own default (burst 1000, 33 per second).
@@ -45,7 +46,7 @@ package final class NGHTTP2Session {
         role: Role,
         peerMaxConcurrentStreams: UInt32,
         resetRateLimit: (burst: UInt64, perSecond: UInt64)? = nil,
-        installCallbacks: (OpaquePointer?) -> Void = { _ in }
+        installCallbacks: (OpaquePointer?) -> Void
     ) throws {
         self.role = role
         var callbacks: OpaquePointer?
