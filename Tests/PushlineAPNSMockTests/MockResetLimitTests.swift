@@ -23,17 +23,21 @@ import Testing
         }
     }
 
-    /// Cancels `count` requests the mock holds (a long latency keeps them open), on one connection.
-    func cancel(_ count: Int, on connection: HTTP2ClientConnection) async throws {
+    /// Cancels `count` requests the mock holds (a long latency keeps them open), on one connection:
+    /// a RST_STREAM each. They are cancelled once the mock has them all open: a stream cancelled
+    /// before its HEADERS left is dropped by nghttp2 and never reset on the wire (a fixed delay
+    /// before cancelling lost that race on a loaded host).
+    func cancel(_ count: Int, on connection: HTTP2ClientConnection, of fixture: MockFixture) async throws {
         let request = HTTP2Request(authority: "127.0.0.1", path: "/3/device/\(Self.token)", body: ByteBuffer(string: "{}"))
         let eventLoop = connection.channel.eventLoop
+        // (On the loop, as `withHandler` runs there: the handler never leaves it.)
+        let ids = try await connection.withHandler { handler in
+            eventLoop.makeSucceededFuture((0..<count).compactMap { _ in handler.submit(request, promise: eventLoop.makePromise()) })
+        }.get()
+        try await waitUntil("the mock holds the requests") { fixture.stats.maxOpenStreams >= count }
         try await connection.withHandler { handler in
-            let ids = (0..<count).map { _ in handler.submit(request, promise: eventLoop.makePromise()) }
-            // Cancelled a tick later, once their HEADERS are out: a RST_STREAM each.
-            // (On the loop, as `withHandler` runs there: the handler never leaves it.)
-            return eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(50)) {
-                for id in ids { if let id { handler.cancel(streamID: id) } }
-            }.futureResult
+            for id in ids { handler.cancel(streamID: id) }
+            return eventLoop.makeSucceededVoidFuture()
         }.get()
     }
 
@@ -49,7 +53,7 @@ import Testing
         }
         let connection = try await fixture.connect()
         try await waitUntil("first SETTINGS") { try await connection.peerMaxConcurrentStreams().get() == 1000 }
-        try await cancel(6, on: connection)
+        try await cancel(6, on: connection, of: fixture)
         try await waitUntil("the mock's GOAWAY") { try await receivedGoAway(connection) != nil }
         #expect(try await receivedGoAway(connection)?.errorCode == .internalError)
         try await waitUntil("the stats") { fixture.stats.resetLimitGoaways == 1 && fixture.stats.clientResets == 6 }
@@ -65,7 +69,7 @@ import Testing
         }
         let connection = try await fixture.connect()
         try await waitUntil("first SETTINGS") { try await connection.peerMaxConcurrentStreams().get() == 1000 }
-        try await cancel(6, on: connection)
+        try await cancel(6, on: connection, of: fixture)
         try await waitUntil("the resets counted") { fixture.stats.clientResets == 6 }
         // A PING answered after the sixth reset: a GOAWAY for it would have been written first.
         _ = try await connection.ping().get()
