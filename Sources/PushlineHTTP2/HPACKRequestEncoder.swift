@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Writes a client's request header blocks (RFC 7541) with the representations nghttp2's deflater
 /// chooses for the same fields and flags, but coded once rather than on every request.
 ///
@@ -82,14 +76,15 @@ struct HPACKRequestEncoder {
 
     /// nghttp2 never indexes `authorization`, nor a `cookie` under 20 bytes.
     private static func isNeverIndexed(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Bool {
-        equal(name, "authorization") || (value.count < 20 && equal(name, "cookie"))
+        name.hasSameBytes(as: "authorization") || (value.count < 20 && name.hasSameBytes(as: "cookie"))
     }
 
     /// Fields nghttp2 writes without indexing (they change on nearly every request).
     private static func isNotIndexed(name: UnsafeRawBufferPointer) -> Bool {
-        equal(name, ":path") || equal(name, "age") || equal(name, "content-length") || equal(name, "etag")
-            || equal(name, "if-modified-since") || equal(name, "if-none-match") || equal(name, "location")
-            || equal(name, "set-cookie")
+        name.hasSameBytes(as: ":path") || name.hasSameBytes(as: "age") || name.hasSameBytes(as: "content-length")
+            || name.hasSameBytes(as: "etag")
+            || name.hasSameBytes(as: "if-modified-since") || name.hasSameBytes(as: "if-none-match") || name.hasSameBytes(as: "location")
+            || name.hasSameBytes(as: "set-cookie")
     }
 
     /// A literal's first bytes: the representation's flags and the name's index, or a zero index
@@ -103,9 +98,5 @@ struct HPACKRequestEncoder {
     ) {
         writer.writeInteger(nameIndex ?? 0, prefix: prefix, flags: flags)
         if nameIndex == nil { writer.writeString(name) }
-    }
-
-    private static func equal(_ bytes: UnsafeRawBufferPointer, _ text: StaticString) -> Bool {
-        bytes.count == text.utf8CodeUnitCount && memcmp(bytes.baseAddress!, text.utf8Start, bytes.count) == 0
     }
 }

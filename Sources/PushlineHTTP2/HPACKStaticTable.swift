@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// HPACK's static table (RFC 7541, Appendix A): entry `i` has index `i + 1` on the wire.
 enum HPACKStaticTable {
     static let entries: [(name: StaticString, value: StaticString)] = [
@@ -74,15 +68,10 @@ enum HPACKStaticTable {
     /// Returns the wire index of the first entry with `name`, and of one with `name` and `value`.
     static func find(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer?) -> (nameIndex: Int?, exactIndex: Int?) {
         var nameIndex: Int?
-        for (offset, entry) in entries.enumerated() where equal(entry.name, name) {
+        for (offset, entry) in entries.enumerated() where name.hasSameBytes(as: entry.name) {
             if nameIndex == nil { nameIndex = offset + 1 }
-            if let value, equal(entry.value, value) { return (nameIndex, offset + 1) }
+            if let value, value.hasSameBytes(as: entry.value) { return (nameIndex, offset + 1) }
         }
         return (nameIndex, nil)
-    }
-
-    private static func equal(_ text: StaticString, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        text.utf8CodeUnitCount == bytes.count
-            && (bytes.isEmpty || memcmp(text.utf8Start, bytes.baseAddress!, bytes.count) == 0)
     }
 }

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A response's regular header fields (pseudo-headers excluded), in the order received, kept as
 /// the bytes nghttp2 handed over: one array for the whole block instead of two `String`s and an
 /// array element per field. A field becomes a `String` only when asked for, and
@@ -135,9 +129,7 @@ public struct HTTP2ResponseHeaders: Sendable, Hashable, Sequence, ExpressibleByA
 
     /// Byte equality with one `memcmp` (the generic `elementsEqual` compared byte by byte).
     private static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard a.count == b.count else { return false }
-        guard let left = a.baseAddress, let right = b.baseAddress else { return true }
-        return memcmp(left, right, a.count) == 0
+        UnsafeRawBufferPointer(a).hasSameBytes(as: UnsafeRawBufferPointer(b))
     }
 
     private static func equal(_ string: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -28,9 +28,10 @@ package final class NGHTTP2Session {
     /// reference to the session, so the handler outlives every callback the session can make.
     @exclusivity(unchecked) unowned(unsafe) package var events: (any NGHTTP2SessionEvents)?
     /// For callbacks a handler installs itself (`installCallbacks` in init; the client's and the
-    /// server's hot callbacks, through `withSessionOwner`): that handler, unretained (`Unmanaged.passUnretained(handler).toOpaque()`), so
-    /// they reach it without reference counting or an existential. Valid for the same reason as
-    /// `events`: the handler owns the session.
+    /// server's per-request callbacks, through `withSessionOwner`): that handler, unretained
+    /// (`Unmanaged.passUnretained(handler).toOpaque()`), so they reach it without reference
+    /// counting or an existential. Valid for the same reason as `events`: the handler owns the
+    /// session.
     @exclusivity(unchecked) package var owner: UnsafeMutableRawPointer?
 
     /// - Parameters:
@@ -99,7 +100,8 @@ package final class NGHTTP2Session {
     }
 
     /// Appends everything nghttp2 has to send to `buffer`; returns the number of bytes appended.
-    /// A client's request HEADERS frames are written here from their fields (`writeRequestHeaders`).
+    /// A client's request HEADERS frames are written here from their fields
+    /// (`HTTP2RequestHeadersFrame.write`).
     func send(into buffer: inout ByteBuffer) throws -> Int {
         let start = buffer.writerIndex
         while true {

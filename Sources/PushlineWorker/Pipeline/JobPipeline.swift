@@ -119,10 +119,8 @@ final class JobPipeline: Sendable {
         for draft in groups.takeAll() {
             seal(draft, lane: lane, received: received, pending: &pending)
         }
-        // Popped, so each app's submissions reach its client as the only reference (moved on,
-        // not copied).
-        var apps = pending.groups
-        pending = PendingSubmissions()
+        // Popped, so each app's submissions reach its client as the only reference.
+        var apps = pending.takeAll()
         while let (app, submissions) = apps.popLast() {
             client(of: app).send(contentsOf: submissions)
         }

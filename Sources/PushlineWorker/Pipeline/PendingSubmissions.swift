@@ -4,7 +4,7 @@ import PushlineAPNS
 /// APNs client in one `send(contentsOf:)` (one lock and one settling of its pool for the run).
 struct PendingSubmissions {
     /// Per app, in the order first seen: a run rarely spans more than one or two apps.
-    private(set) var groups: [(app: String, submissions: [APNSBatchSubmission])] = []
+    private var groups: [(app: String, submissions: [APNSBatchSubmission])] = []
 
     mutating func add(_ submission: consuming APNSBatchSubmission, app: String) {
         if let index = groups.firstIndex(where: { $0.app == app }) {
@@ -12,5 +12,12 @@ struct PendingSubmissions {
         } else {
             groups.append((app, [submission]))
         }
+    }
+
+    /// The submissions per app, handed over: this value is left empty, so each list is the only
+    /// reference to its storage (moved on to the client, not copied).
+    mutating func takeAll() -> [(app: String, submissions: [APNSBatchSubmission])] {
+        defer { groups = [] }
+        return groups
     }
 }
