@@ -91,6 +91,15 @@ public final class KafkaProducer: Sendable {
         )
     }
 
+    /// Enqueues `count` records on `topic` in one call: librdkafka reads its clocks and locks the
+    /// topic once for all of them, and copies each key and value before this returns (so they
+    /// may live in one buffer the caller reuses). `record(i)` gives record `i`; each record's
+    /// report goes to its delivery. Returns the records that were refused, with why (`.queueFull`
+    /// is retriable); their deliveries hear nothing of them.
+    public func send(batchTo topic: KafkaTopic, count: Int, record: (Int) -> KafkaBatchRecord) -> [KafkaBatchRefusal] {
+        core.produce(batchOn: topic.handle, count: count, record: record)
+    }
+
     /// Sends a record and waits for its delivery report. A full queue is retried after the next
     /// delivery reports free room, until the task is cancelled.
     public func send(

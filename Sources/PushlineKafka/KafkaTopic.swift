@@ -10,3 +10,10 @@ public struct KafkaTopic: Sendable {
 
     public var name: String { handle.name }
 }
+
+extension KafkaTopic: Equatable {
+    /// The same topic of the same producer (one handle per topic and producer).
+    public static func == (lhs: KafkaTopic, rhs: KafkaTopic) -> Bool {
+        lhs.handle === rhs.handle
+    }
+}

@@ -1,3 +1,4 @@
+import CRdKafka
 import Foundation
 import Logging
 import Synchronization
@@ -73,6 +74,39 @@ final class ProducerCore: @unchecked Sendable {
         if error.code == .fatal, let fatal = client.fatalError() { error = fatal }
         error.message = "\(topic.name): \(error.message)"
         throw error
+    }
+
+    /// Enqueues `count` records on `topic` in one librdkafka call; `record(i)` gives record `i`
+    /// (its delivery is retained until its report). Returns the records librdkafka refused, with
+    /// why; their deliveries hear nothing of them.
+    func produce(batchOn topic: RDKafkaTopic, count: Int, record: (Int) -> KafkaBatchRecord) -> [KafkaBatchRefusal] {
+        guard count > 0 else { return [] }
+        return withUnsafeTemporaryAllocation(of: rd_kafka_message_t.self, capacity: count) { messages in
+            for index in 0..<count {
+                let next = record(index)
+                var message = rd_kafka_message_t()
+                message.payload = UnsafeMutableRawPointer(mutating: next.value.baseAddress)
+                message.len = next.value.count
+                if let key = next.key {
+                    message.key = UnsafeMutableRawPointer(mutating: key.baseAddress)
+                    message.key_len = key.count
+                }
+                message._private = Unmanaged.passRetained(next.delivery).toOpaque()
+                (messages.baseAddress! + index).initialize(to: message)
+            }
+            defer { messages.baseAddress!.deinitialize(count: count) }
+            guard client.produceBatch(topic: topic, messages) < count else { return [] }
+            var refusals: [KafkaBatchRefusal] = []
+            for index in 0..<count where messages[index].err != RD_KAFKA_RESP_ERR_NO_ERROR {
+                // Not enqueued: its delivery callback will never run, so release its delivery here.
+                if let opaque = messages[index]._private { Unmanaged<KafkaDelivery>.fromOpaque(opaque).release() }
+                var error = KafkaError(messages[index].err)
+                if error.code == .fatal, let fatal = client.fatalError() { error = fatal }
+                error.message = "\(topic.name): \(error.message)"
+                refusals.append(KafkaBatchRefusal(index: index, error: error))
+            }
+            return refusals
+        }
     }
 
     func flush(timeout: Duration) async -> Result<Void, KafkaError> {

@@ -64,6 +64,23 @@ extension RDKafkaClient {
         return KafkaError(taking: error)
     }
 
+    /// Enqueues `messages` on `topic` in one call (`produce_batch`, thread-safe): the partitioner
+    /// places each one, librdkafka copies keys and values before this returns, and each message's
+    /// `_private` comes back with its delivery report. The clocks are read and the topic locked
+    /// once for the batch, not once per record. Returns how many were enqueued; each message that
+    /// was not has its `err` set, and no report will come for it.
+    func produceBatch(topic: RDKafkaTopic, _ messages: UnsafeMutableBufferPointer<rd_kafka_message_t>) -> Int {
+        Int(
+            rd_kafka_produce_batch(
+                topic.pointer,
+                RD_KAFKA_PARTITION_UA,
+                RD_KAFKA_MSG_F_COPY,
+                messages.baseAddress,
+                Int32(clamping: messages.count)
+            )
+        )
+    }
+
     /// Serves queued callbacks (delivery reports, logs, errors, statistics), waiting up to
     /// `timeout` for one; returns how many events were served.
     func poll(timeout: Duration) -> Int {
