@@ -26,6 +26,8 @@ public final class APNSClient: Sendable {
     private let group: any EventLoopGroup
     /// Runs the machine's ticks (retries due, deadline sweeps, probes).
     private let timerLoop: any EventLoop
+    /// Wraps each run of outcomes handed to observers, when given.
+    private let outcomeScope: (any APNSOutcomeScope)?
     /// Called after the app is held and after a hold ends (`onHoldChange`).
     private let holdObservers = Mutex<[@Sendable () -> Void]>([])
 
@@ -33,13 +35,16 @@ public final class APNSClient: Sendable {
     ///
     /// - Parameter group: event loops for the connections (spread round-robin); nil = a group of
     ///   one loop per core owned by the client.
+    /// - Parameter outcomeScope: wraps each run of outcomes the client hands to its observers.
     public init(
         configuration: APNSClientConfiguration,
         credential: APNSCredential,
         group: (any EventLoopGroup)? = nil,
-        logger: Logger = Logger(label: "pushline.apns")
+        logger: Logger = Logger(label: "pushline.apns"),
+        outcomeScope: (any APNSOutcomeScope)? = nil
     ) throws {
         self.configuration = configuration
+        self.outcomeScope = outcomeScope
         self.credential = credential
         var logger = logger
         logger[metadataKey: "app"] = "\(configuration.name)"
@@ -310,7 +315,16 @@ public final class APNSClient: Sendable {
             let delay = at - MonotonicInstant.now
             timerLoop.scheduleTask(in: TimeAmount(max(delay, .zero))) { [weak self] in self?.tick() }
         }
-        for (batch, index, outcome) in actions.finishes {
+        guard !actions.finishes.isEmpty else { return }
+        if let outcomeScope {
+            outcomeScope.withOutcomeRun { Self.tell(actions.finishes) }
+        } else {
+            Self.tell(actions.finishes)
+        }
+    }
+
+    private static func tell(_ finishes: [(batch: RequestBatch, index: Int, outcome: APNSOutcome)]) {
+        for (batch, index, outcome) in finishes {
             batch.ended(index, outcome: outcome)
         }
     }

@@ -34,7 +34,8 @@ import Testing
         cap: Int = 1000,
         timeout: Duration = .seconds(10),
         clock: TestClock? = nil,
-        retry: RetryPolicy = RetryPolicy(maxAttempts: 5, baseDelay: .milliseconds(5), throttledBaseDelay: .milliseconds(20))
+        retry: RetryPolicy = RetryPolicy(maxAttempts: 5, baseDelay: .milliseconds(5), throttledBaseDelay: .milliseconds(20)),
+        outcomeScope: (any APNSOutcomeScope)? = nil
     ) throws -> APNSClient {
         var now: @Sendable () -> Int64 = APNSClientConfiguration.systemNow
         if let clock {
@@ -50,7 +51,8 @@ import Testing
                 retryPolicy: retry,
                 now: now
             ),
-            credential: try .token(keyFile: fixture.keyFile, keyID: MockFixture.keyID, teamID: MockFixture.teamID)
+            credential: try .token(keyFile: fixture.keyFile, keyID: MockFixture.keyID, teamID: MockFixture.teamID),
+            outcomeScope: outcomeScope
         )
     }
 

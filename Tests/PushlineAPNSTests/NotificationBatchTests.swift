@@ -104,6 +104,62 @@ import Testing
     }
 }
 
+extension NotificationBatchTests {
+    /// The client's outcome scope wraps every outcome it tells (the worker produces a run's result
+    /// records together): each observer call comes inside a run on its own thread, and the runs
+    /// gather many outcomes each (the answers of a read batch), not one each.
+    @Test func everyOutcomeIsToldInsideARunOfTheScope() async throws {
+        let count = 2000
+        let fixture = try await MockFixture.start { configuration in
+            configuration.maxStreams = 500
+            configuration.unregisteredTokens = [APNSClientTests.token(11)]
+        }
+        let scope = RunRecorder()
+        let client = try APNSClientTests().tokenClient(fixture, connections: 2, outcomeScope: scope)
+        client.start()
+        let batch = APNSNotificationBatch(
+            tokens: APNSDeviceTokens((0..<count).map(APNSClientTests.token)),
+            ids: APNSIDGenerator().reserve(count),
+            topic: MockFixture.bundleID,
+            payload: Array(#"{"aps":{"alert":"hello"}}"#.utf8)
+        )
+        let outside = Atomic<Int>(0)
+        let done = Atomic<Int>(0)
+        client.send(batch) { _, _ in
+            if !scope.isInRun { outside.wrappingAdd(1, ordering: .relaxed) }
+            done.wrappingAdd(1, ordering: .relaxed)
+        }
+        try await waitUntil("\(count) outcomes", timeout: .seconds(60)) { done.load(ordering: .relaxed) >= count }
+        await client.shutdown()
+        try await fixture.stop()
+
+        #expect(outside.load(ordering: .relaxed) == 0, "every outcome inside a run")
+        let runs = scope.runs
+        #expect(runs > 0 && runs < count / 4, "\(runs) runs for \(count) outcomes: runs gather outcomes")
+    }
+}
+
+/// An outcome scope that counts its runs and knows whether the calling thread is in one.
+private final class RunRecorder: APNSOutcomeScope {
+    private let open = Mutex<Set<UInt>>([])
+    private let count = Atomic<Int>(0)
+
+    func withOutcomeRun(_ body: () -> Void) {
+        let thread = UInt(pthread_self())
+        open.withLock { _ = $0.insert(thread) }
+        body()
+        open.withLock { _ = $0.remove(thread) }
+        count.wrappingAdd(1, ordering: .relaxed)
+    }
+
+    var isInRun: Bool {
+        let thread = UInt(pthread_self())
+        return open.withLock { $0.contains(thread) }
+    }
+
+    var runs: Int { count.load(ordering: .relaxed) }
+}
+
 /// Collects a batch's outcomes by index.
 private final class OutcomeCollector: APNSBatchObserver {
     private let collected = Mutex<[Int: [APNSOutcome]]>([:])
