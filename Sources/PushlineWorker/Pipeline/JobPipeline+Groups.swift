@@ -41,23 +41,42 @@ extension JobPipeline {
     private func memberAnswered(_ member: UnsafePointer<JobGroupMember>, group: JobGroupProgress, outcome: APNSOutcome) {
         // The one copy made here (a value read through a pointer is copied for each use).
         let job = member.pointee.job
+        let batch = publisher.openBatch
+        let now = batch?.now(wall: wallClockMilliseconds) ?? (wallClockMilliseconds(), .now)
         let records = tokenRecords(
             job: job,
             index: 0,
-            apnsID: .block(member.pointee.requestID, index: 0),
             outcome: outcome,
-            template: member.pointee.template,
             appMetrics: group.appMetrics,
             laneMetrics: group.laneMetrics,
             received: group.received,
-            now: .now
+            now: now.monotonic
         )
         var tally = JobTally(expected: 1)
-        tally.add(outcome, answeredAt: wallClockMilliseconds())
-        publish(records.delivery, others: records.others, key: member.pointee.key, delivery: group)
+        tally.add(outcome, answeredAt: now.wall)
+        let apnsID = RecordAPNSID.block(member.pointee.requestID, index: 0)
+        if let batch, records.others.isEmpty {
+            // The usual case: the delivery record, then the job_done, written into the run's batch.
+            if records.wantsDelivery {
+                batch.append(topic: topics.results, key: member.pointee.key, delivery: group) { json in
+                    member.pointee.template.write(job: job, index: 0, apnsID: apnsID, outcome: outcome, into: &json)
+                }
+            } else {
+                group.acknowledged()
+            }
+        } else {
+            let delivery =
+                records.wantsDelivery ? member.pointee.template.encode(job: job, index: 0, apnsID: apnsID, outcome: outcome) : nil
+            publish(delivery, others: records.others, key: member.pointee.key, delivery: group)
+        }
         // After its token's records: keyed alike, so it lands after them in the same partition.
         let summary = tally.record(for: job, source: member.pointee.source)
-        publisher.publish(.init(topic: topics.results, key: member.pointee.key, value: summary.encoded()), token: group)
+        if let batch {
+            batch.append(topic: topics.results, key: member.pointee.key, delivery: group) { summary.write(into: &$0) }
+            publisher.appended(to: batch)
+        } else {
+            publisher.publish(.init(topic: topics.results, key: member.pointee.key, value: summary.encoded()), token: group)
+        }
     }
 
     /// Member `index` was abandoned: its record is given up now (its partition's next owner does

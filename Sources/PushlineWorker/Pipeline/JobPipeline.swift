@@ -261,9 +261,12 @@ final class JobPipeline: Sendable {
         if expired {
             // Past its deadline already: every token ends expired, never sent.
             let expired = APNSOutcome(noResponse: .expired, attempts: 0, latencyMilliseconds: 0)
-            // All at one moment: the clocks are read once for the job, not twice per token.
-            let now = (wall: wallClockMilliseconds(), monotonic: MonotonicInstant.now)
-            for index in 0..<count { finish(progress, index: index, apnsID: nil, outcome: expired, now: now) }
+            // All at one moment (the clocks are read once for the job), and produced together.
+            publisher.withBatch { batch in
+                for index in 0..<count {
+                    finish(progress, index: index, apnsID: nil, outcome: expired, now: batch.now(wall: wallClockMilliseconds))
+                }
+            }
             return
         }
         guard let batch else {
@@ -337,20 +340,46 @@ final class JobPipeline: Sendable {
             progress.tokenAbandoned()
             return
         }
+        let batch = publisher.openBatch
+        // In a run, its clocks: every outcome of a run ends at one moment.
+        let now = now ?? batch?.now(wall: wallClockMilliseconds) ?? (wallClockMilliseconds(), .now)
         let records = tokenRecords(
             job: progress.job,
             index: index,
-            apnsID: apnsID,
             outcome: outcome,
-            template: progress.shared.template,
             appMetrics: progress.shared.appMetrics,
             laneMetrics: progress.laneMetrics,
             received: progress.shared.received,
-            now: now?.monotonic ?? .now
+            now: now.monotonic
         )
-        progress.tokenFinal(outcome, answeredAt: now?.wall ?? wallClockMilliseconds())
-        publish(records.delivery, others: records.others, key: progress.shared.key, delivery: progress)
-        progress.tokenPublished()
+        progress.tokenFinal(outcome, answeredAt: now.wall)
+        guard let batch else {
+            let delivery =
+                records.wantsDelivery
+                ? progress.shared.template.encode(job: progress.job, index: index, apnsID: apnsID, outcome: outcome) : nil
+            publish(delivery, others: records.others, key: progress.shared.key, delivery: progress)
+            progress.tokenPublished()
+            return
+        }
+        if records.others.isEmpty {
+            // The usual case: the delivery record alone, written into the run's batch.
+            if records.wantsDelivery {
+                batch.append(topic: topics.results, key: progress.shared.key, delivery: progress) { json in
+                    progress.shared.template.write(job: progress.job, index: index, apnsID: apnsID, outcome: outcome, into: &json)
+                }
+                publisher.appended(to: batch)
+            } else {
+                progress.acknowledged()
+            }
+        } else {
+            let delivery =
+                records.wantsDelivery
+                ? progress.shared.template.encode(job: progress.job, index: index, apnsID: apnsID, outcome: outcome) : nil
+            publish(delivery, others: records.others, key: progress.shared.key, delivery: progress)
+        }
+        // Once the batch is produced: a job's job_done must follow every delivery of the job,
+        // and some of them may wait in another thread's run.
+        batch.afterProduce(progress)
     }
 
     /// Whether a token ends with no record here: its pool shut down before a final answer, or a
@@ -359,20 +388,18 @@ final class JobPipeline: Sendable {
         outcome.noResponse == .shutdown || outcome.noResponse == .withdrawn
     }
 
-    /// The records of token `index`'s final outcome (`OutcomeRecords` decides which), counted in
-    /// the metrics: its delivery record's bytes, written from `template` (nil when the mode leaves
-    /// it out), and its other records.
+    /// Which records token `index`'s final outcome has (`OutcomeRecords` decides): whether a
+    /// delivery record (the mode may leave it out), and the others. Counts the outcome in the
+    /// metrics.
     func tokenRecords(
         job: Job,
         index: Int,
-        apnsID: RecordAPNSID?,
         outcome: APNSOutcome,
-        template: DeliveryRecordTemplate,
         appMetrics: WorkerMetrics.AppMetrics,
         laneMetrics: WorkerMetrics.LaneMetrics,
         received: MonotonicInstant,
         now: MonotonicInstant
-    ) -> (delivery: [UInt8]?, others: OutcomeRecords) {
+    ) -> (wantsDelivery: Bool, others: OutcomeRecords) {
         let others = OutcomeRecords.others(
             job: job,
             index: index,
@@ -380,9 +407,6 @@ final class JobPipeline: Sendable {
             environment: environments[job.app] ?? "custom",
             rules: rules
         )
-        let delivery =
-            OutcomeRecords.wantsDelivery(outcome, rules: rules)
-            ? template.encode(job: job, index: index, apnsID: apnsID, outcome: outcome) : nil
         if let invalidation = others.invalidation {
             metrics.invalidation(app: job.app, reason: invalidation.reason)
         }
@@ -397,7 +421,7 @@ final class JobPipeline: Sendable {
         let queueDelay = elapsedNanoseconds - Int64(outcome.latencyMilliseconds * 1_000_000)
         queueDelays.add(nanoseconds: queueDelay)
         metrics.laneQueueDelay(laneMetrics, nanoseconds: queueDelay)
-        return (delivery, others)
+        return (OutcomeRecords.wantsDelivery(outcome, rules: rules), others)
     }
 
     /// Publishes one token's records: its delivery record (`value`, keyed by `key`: the job id)

@@ -78,7 +78,7 @@ final class JobProgress: ResultDelivery, APNSBatchObserver, @unchecked Sendable 
 
     /// A token's records are published (or it has none to publish): after the last token, the
     /// job's `job_done` is.
-    func tokenPublished() {
+    override func tokenPublished() {
         outcomeKnown()
     }
 

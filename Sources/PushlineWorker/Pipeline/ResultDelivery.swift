@@ -20,6 +20,12 @@ class ResultDelivery: KafkaDelivery, @unchecked Sendable {
         preconditionFailure("\(type(of: self)) must override acknowledged()")
     }
 
+    /// A token's records are handed to the producer (`ResultBatch.afterProduce`): a delivery that
+    /// follows its tokens' publishing overrides this.
+    func tokenPublished() {
+        preconditionFailure("\(type(of: self)) must override tokenPublished() to wait in a batch")
+    }
+
     final override func delivered(_ result: Result<DeliveryReport, KafkaError>) {
         publisher.reportArrived()
         if case .success = result { acknowledged() }

@@ -36,7 +36,7 @@ final class ResultPublisher: Sendable {
     }
 
     /// Delivery reports seen so far (each frees room in librdkafka's queue).
-    private let deliveries = Atomic<UInt64>(0)
+    let deliveries = Atomic<UInt64>(0)
     /// Whether a record waits for room: only then does a delivery report signal `changed`.
     private let awaitingRoom = Atomic<Bool>(false)
     private let retries = Mutex(RetryQueue<Pending>())
@@ -44,6 +44,8 @@ final class ResultPublisher: Sendable {
     private let stopped = Atomic<Bool>(false)
     /// Wakes the retry loop: a record to retry, or a delivery report while one waits for room.
     let changed = ChangeSignal()
+    /// Each thread's batch (`withBatch`), made on its first run and kept.
+    let batches = ThreadBatchSlot()
 
     init(producer: KafkaProducer, logger: Logger, metrics: WorkerMetrics) {
         self.producer = producer
@@ -57,8 +59,14 @@ final class ResultPublisher: Sendable {
         attempt(Pending(record: record, failures: 0, acknowledged: .call(acknowledged)))
     }
 
-    /// Sends a record that `progress` counts (a token's only record, or a `job_done`).
+    /// Sends a record that `progress` counts (a token's only record, or a `job_done`); in a run
+    /// (`withBatch`), with the run's records.
     func publish(_ record: Outgoing, token progress: ResultDelivery) {
+        if let batch = openBatch {
+            batch.append(topic: record.topic, key: record.key, delivery: progress) { $0.raw(record.value[...]) }
+            appended(to: batch)
+            return
+        }
         let seen = deliveries.load(ordering: .sequentiallyConsistent)
         do throws(KafkaError) {
             // The job's progress is the record's delivery: no object per record (it gets the

@@ -158,39 +158,85 @@ struct DeliveryRecordTemplate: Sendable {
             shared + Self.length(of: recipient) + 2 * 18 + (reason?.utf8.count ?? 0) + (apnsID?.length ?? 0)
             + (apnsUniqueID?.utf8.count ?? 0) + 180
         return JSONWriter.encode(estimate: estimate) { json in
-            switch storage {
-            case .parts(let parts, let appStart, let tailStart):
-                json.raw(parts[..<appStart])
-                Self.write(recipient, into: &json)
-                json.raw(parts[appStart..<tailStart])
-            case .fields(let jobID, let app, _, let broadcast, _):
-                Self.writeHead(jobID: jobID, broadcast: broadcast, into: &json)
-                Self.write(recipient, into: &json)
-                Self.writeMiddle(app: app, into: &json)
-            }
-            // Each key with its separators is one literal: one copy rather than four calls.
-            json.integer(status)
-            json.raw(",\"reason\":")
-            json.optionalString(reason)
-            json.raw(",\"apns_id\":")
-            Self.write(apnsID, into: &json)
-            json.raw(",\"apns_unique_id\":")
-            json.optionalString(apnsUniqueID)
-            json.raw(",\"timestamp\":")
-            json.optionalInteger(timestamp)
-            json.raw(",\"attempts\":")
-            json.integer(attempts)
-            json.raw(",\"latency_ms\":")
-            json.tenths(latencyMilliseconds)
-            json.raw(final ? ",\"final\":true" : ",\"final\":false")
-            if let heldMilliseconds {
-                json.raw(",\"held_ms\":")
-                json.tenths(heldMilliseconds)
-            }
-            switch storage {
-            case .parts(let parts, _, let tailStart): json.raw(parts[tailStart...])
-            case .fields(_, _, let source, _, let meta): Self.writeTail(source, meta: meta, into: &json)
-            }
+            write(
+                recipient: recipient,
+                status: status,
+                reason: reason,
+                apnsID: apnsID,
+                apnsUniqueID: apnsUniqueID,
+                timestamp: timestamp,
+                attempts: attempts,
+                latencyMilliseconds: latencyMilliseconds,
+                final: final,
+                heldMilliseconds: heldMilliseconds,
+                into: &json
+            )
+        }
+    }
+
+    /// Writes the delivery record of `job`'s token `index` after `outcome` at the end of `json`
+    /// (a batch's buffer): `encode(job:index:apnsID:outcome:)` without an array of its own.
+    func write(job: Job, index: Int, apnsID: RecordAPNSID?, outcome: APNSOutcome, into json: inout JSONWriter) {
+        write(
+            recipient: OutcomeRecords.recipient(job: job, index: index),
+            status: outcome.status,
+            reason: outcome.reasonString,
+            apnsID: OutcomeRecords.recordAPNSID(outcome, sent: apnsID),
+            apnsUniqueID: outcome.response?.apnsUniqueID,
+            timestamp: outcome.response?.timestamp,
+            attempts: outcome.attempts,
+            latencyMilliseconds: outcome.latencyMilliseconds,
+            final: true,
+            heldMilliseconds: outcome.heldMilliseconds,
+            into: &json
+        )
+    }
+
+    private func write(
+        recipient: ResultRecord.Delivery.Recipient,
+        status: Int,
+        reason: String?,
+        apnsID: RecordAPNSID?,
+        apnsUniqueID: String?,
+        timestamp: Int64?,
+        attempts: Int,
+        latencyMilliseconds: Double,
+        final: Bool,
+        heldMilliseconds: Double?,
+        into json: inout JSONWriter
+    ) {
+        switch storage {
+        case .parts(let parts, let appStart, let tailStart):
+            json.raw(parts[..<appStart])
+            Self.write(recipient, into: &json)
+            json.raw(parts[appStart..<tailStart])
+        case .fields(let jobID, let app, _, let broadcast, _):
+            Self.writeHead(jobID: jobID, broadcast: broadcast, into: &json)
+            Self.write(recipient, into: &json)
+            Self.writeMiddle(app: app, into: &json)
+        }
+        // Each key with its separators is one literal: one copy rather than four calls.
+        json.integer(status)
+        json.raw(",\"reason\":")
+        json.optionalString(reason)
+        json.raw(",\"apns_id\":")
+        Self.write(apnsID, into: &json)
+        json.raw(",\"apns_unique_id\":")
+        json.optionalString(apnsUniqueID)
+        json.raw(",\"timestamp\":")
+        json.optionalInteger(timestamp)
+        json.raw(",\"attempts\":")
+        json.integer(attempts)
+        json.raw(",\"latency_ms\":")
+        json.tenths(latencyMilliseconds)
+        json.raw(final ? ",\"final\":true" : ",\"final\":false")
+        if let heldMilliseconds {
+            json.raw(",\"held_ms\":")
+            json.tenths(heldMilliseconds)
+        }
+        switch storage {
+        case .parts(let parts, _, let tailStart): json.raw(parts[tailStart...])
+        case .fields(_, _, let source, _, let meta): Self.writeTail(source, meta: meta, into: &json)
         }
     }
 

@@ -8,7 +8,7 @@ import PushlineAPNSCore
 /// freed in its deinit, and `bytes` copies it out.
 struct JSONWriter: ~Copyable {
     private var base: UnsafeMutablePointer<UInt8>
-    private var capacity: Int
+    private(set) var capacity: Int
     /// Bytes written so far.
     private(set) var count = 0
     /// False while writing into a caller's buffer, which is not freed here.
@@ -51,6 +51,16 @@ struct JSONWriter: ~Copyable {
     /// What was written so far.
     var bytes: [UInt8] {
         Array(UnsafeBufferPointer(start: base, count: count))
+    }
+
+    /// Calls `body` with the bytes written so far (valid only during the call).
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    /// Forgets what was written, keeping the buffer for the next writes.
+    mutating func removeAll() {
+        count = 0
     }
 
     private mutating func reserve(_ extra: Int) {

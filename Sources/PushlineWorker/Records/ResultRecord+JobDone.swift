@@ -89,7 +89,7 @@ extension ResultRecord {
                 + { if case .channel(let id) = recipients { id.utf8.count } else { 0 } }()
         }
 
-        private func write(into json: inout JSONWriter) {
+        func write(into json: inout JSONWriter) {
             json.raw("{\"type\":\"job_done\",")
             json.key("job_id")
             json.string(jobID)

@@ -7,10 +7,12 @@ import PushlineTLS
 /// Builds one APNs client pool per configured app, all on one shared group of event loops, and
 /// an app's channel-management client.
 public enum APNSClients {
+    /// `outcomeScope` wraps each run of outcomes a client hands out (the result publisher's batch).
     static func make(
         _ configuration: PushlineConfiguration,
         group: any EventLoopGroup,
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        outcomeScope: (any APNSOutcomeScope)? = nil
     ) throws -> [String: APNSClient] {
         var clients: [String: APNSClient] = [:]
         for (name, app) in configuration.apps.sorted(by: { $0.key < $1.key }) {
@@ -38,7 +40,12 @@ public enum APNSClients {
                 maxRate: app.maxRate
             )
             do {
-                clients[name] = try APNSClient(configuration: clientConfiguration, credential: credential, group: group)
+                clients[name] = try APNSClient(
+                    configuration: clientConfiguration,
+                    credential: credential,
+                    group: group,
+                    outcomeScope: outcomeScope
+                )
             } catch {
                 throw ConfigurationProblems(["apps.\(name): cannot set up TLS for \(endpoint): \(error)"])
             }

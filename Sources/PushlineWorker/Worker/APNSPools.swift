@@ -17,10 +17,11 @@ final class APNSPools: Service, Sendable {
     private let health: WorkerHealth
     private let logger: Logger
 
-    init(configuration: PushlineConfiguration, health: WorkerHealth, logger: Logger) throws {
+    /// `outcomeScope` wraps each run of outcomes the pools hand out (the result publisher's batch).
+    init(configuration: PushlineConfiguration, health: WorkerHealth, logger: Logger, outcomeScope: (any APNSOutcomeScope)? = nil) throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         do {
-            self.clients = try APNSClients.make(configuration, group: group)
+            self.clients = try APNSClients.make(configuration, group: group, outcomeScope: outcomeScope)
         } catch {
             try? group.syncShutdownGracefully()
             throw error

@@ -30,7 +30,6 @@ public struct Worker: Sendable {
         let shutdownTimeout = Duration.milliseconds(configuration.worker.shutdownTimeoutMilliseconds)
         let metrics = WorkerMetrics()
 
-        let pools = try APNSPools(configuration: configuration, health: health, logger: logger)
         let producer = try KafkaProducer(
             configuration: KafkaProducerConfiguration(
                 bootstrapServers: kafka.brokers,
@@ -39,6 +38,8 @@ public struct Worker: Sendable {
             logger: logger
         )
         let publisher = ResultPublisher(producer: producer, logger: logger, metrics: metrics)
+        // Each run of APNs outcomes publishes its result records as one batch.
+        let pools = try APNSPools(configuration: configuration, health: health, logger: logger, outcomeScope: publisher)
         // The group watchdog's bound: three session timeouts (librdkafka's default is 45 s).
         let sessionTimeout = Duration.milliseconds(Int(kafka.properties["session.timeout.ms"] ?? "") ?? 45_000)
         let group = GroupMonitor(bound: sessionTimeout * 3, logger: logger)

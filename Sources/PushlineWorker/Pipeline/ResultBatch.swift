@@ -1,0 +1,99 @@
+import PushlineAPNSCore
+import PushlineKafka
+
+/// One thread's result records of one run of outcomes (`ResultPublisher.withBatch`): written back
+/// to back into one buffer that the thread keeps from run to run, and produced when the run ends,
+/// in one librdkafka call per topic. A record here costs no array and no produce call of its own,
+/// and librdkafka reads its clocks and locks its topic once per run.
+///
+/// A token's `tokenPublished()` waits here (`afterProduce`) until its records are produced: a
+/// job's `job_done` follows its deliveries in their partition even when its tokens end in runs
+/// on different threads.
+final class ResultBatch: @unchecked Sendable {
+    // @unchecked Sendable: a batch is its thread's own, reached only through that thread's slot
+    // (`ResultPublisher`'s thread-specific variable), never handed to another thread.
+
+    struct Entry {
+        var topic: KafkaTopic
+        /// Where the key starts in `bytes`, and its length (-1: no key).
+        var keyStart: Int
+        var keyCount: Int
+        var valueStart: Int
+        var valueCount: Int
+        var delivery: ResultDelivery
+    }
+
+    // No dynamic exclusivity checks: the batch is one thread's (see above), and these are
+    // touched for every record.
+    /// Every record's key and value, back to back.
+    @exclusivity(unchecked) var bytes = JSONWriter(capacity: 64 * 1024)
+    @exclusivity(unchecked) private(set) var entries: [Entry] = []
+    /// Tokens whose `tokenPublished()` waits for their records to be produced.
+    private(set) var afterProduce: [ResultDelivery] = []
+    private var spareAfterProduce: [ResultDelivery] = []
+    /// True while a run is open on this thread.
+    var isOpen = false
+    /// True while the batch is being produced (an early produce then waits for that one).
+    var isProducing = false
+    /// The run's clocks, read once (`now(wall:)`): every outcome of a run ends at one moment.
+    private var clocks: (wall: Int64, monotonic: MonotonicInstant)?
+
+    /// Opens a run.
+    func open() {
+        isOpen = true
+        clocks = nil
+    }
+
+    /// The run's wall-clock (read with `wall`, the first time) and monotonic time.
+    func now(wall: () -> Int64) -> (wall: Int64, monotonic: MonotonicInstant) {
+        if let clocks { return clocks }
+        let read = (wall: wall(), monotonic: MonotonicInstant.now)
+        clocks = read
+        return read
+    }
+
+    /// Adds a record whose value `write` appends to `bytes`.
+    @inline(__always)
+    func append(topic: KafkaTopic, key: [UInt8]?, delivery: ResultDelivery, value write: (inout JSONWriter) -> Void) {
+        let keyStart = bytes.count
+        if let key { bytes.raw(key[...]) }
+        let valueStart = bytes.count
+        write(&bytes)
+        entries.append(
+            Entry(
+                topic: topic,
+                keyStart: keyStart,
+                keyCount: key == nil ? -1 : valueStart - keyStart,
+                valueStart: valueStart,
+                valueCount: bytes.count - valueStart,
+                delivery: delivery
+            )
+        )
+    }
+
+    /// `progress.tokenPublished()` runs once the records added so far are produced.
+    func afterProduce(_ progress: ResultDelivery) {
+        afterProduce.append(progress)
+    }
+
+    var isEmpty: Bool { entries.isEmpty && afterProduce.isEmpty }
+
+    /// Records waiting.
+    var count: Int { entries.count }
+
+    /// Calls `body` with the entries and the bytes, then forgets both (keeping their room).
+    func drainEntries(_ body: (UnsafeBufferPointer<Entry>, UnsafeRawBufferPointer) -> Void) {
+        entries.withUnsafeBufferPointer { entries in
+            bytes.withBytes { bytes in body(entries, bytes) }
+        }
+        entries.removeAll(keepingCapacity: true)
+        bytes.removeAll()
+    }
+
+    /// Runs the waiting `tokenPublished()` calls (which may add records: a job's `job_done`).
+    func runAfterProduce() {
+        swap(&afterProduce, &spareAfterProduce)
+        for progress in spareAfterProduce { progress.tokenPublished() }
+        spareAfterProduce.removeAll(keepingCapacity: true)
+    }
+}

@@ -1,0 +1,105 @@
+import PushlineAPNS
+import PushlineKafka
+
+/// Runs of records produced together (`ResultBatch`): the records a thread publishes between the
+/// start and the end of a run go to librdkafka in one call per topic when the run ends.
+extension ResultPublisher: APNSOutcomeScope {
+    /// A run's records are produced early once this many wait (a run of a whole poll batch's
+    /// expired jobs, or of a deadline sweep, stays bounded in memory).
+    static let batchLimit = 1024
+    /// A batch's buffer larger than this after a run is given back (a burst does not keep it).
+    static let batchBytesKept = 256 << 10
+
+    /// The open batch of the calling thread, if a run is open on it.
+    var openBatch: ResultBatch? { batches.openBatch }
+
+    /// Runs `body` as one run: the records it adds to the batch (`ResultBatch.append`, or
+    /// `publish(_:token:)`) are produced when it returns, in one call per topic. Runs nest: the
+    /// outermost produces.
+    func withBatch(_ body: (ResultBatch) -> Void) {
+        let batch = batches.batch
+        guard !batch.isOpen else {
+            body(batch)
+            return
+        }
+        batch.open()
+        body(batch)
+        produce(batch)
+        batch.isOpen = false
+        if batch.bytes.capacity > Self.batchBytesKept { batch.bytes = JSONWriter(capacity: 64 * 1024) }
+    }
+
+    /// The APNs clients' runs of outcomes (`APNSOutcomeScope`): one batch each.
+    func withOutcomeRun(_ body: () -> Void) {
+        withBatch { _ in body() }
+    }
+
+    /// A record was added to `batch`: past `batchLimit`, the run's records so far are produced.
+    func appended(to batch: ResultBatch) {
+        if batch.count >= Self.batchLimit { produce(batch) }
+    }
+
+    /// Produces what `batch` holds, then runs the tokens' `tokenPublished()`, until neither is
+    /// left (a job's `job_done` comes from the last of them). Called again while it runs (from a
+    /// `tokenPublished()`), it returns at once: the running call takes what was added.
+    func produce(_ batch: ResultBatch) {
+        guard !batch.isProducing else { return }
+        batch.isProducing = true
+        defer { batch.isProducing = false }
+        while !batch.isEmpty {
+            let seen = deliveries.load(ordering: .sequentiallyConsistent)
+            var errors: [KafkaError] = []
+            var copies: [Pending] = []
+            batch.drainEntries { entries, bytes in
+                var start = 0
+                while start < entries.count {
+                    // A run of records on one topic: one call.
+                    let topic = entries[start].topic
+                    var end = start + 1
+                    while end < entries.count, entries[end].topic == topic { end += 1 }
+                    let run = UnsafeBufferPointer(rebasing: entries[start..<end])
+                    let refusals = producer.send(batchTo: topic, count: run.count) { index in
+                        let entry = run[index]
+                        return KafkaBatchRecord(
+                            key: entry.keyCount < 0
+                                ? nil : UnsafeRawBufferPointer(rebasing: bytes[entry.keyStart..<entry.keyStart + entry.keyCount]),
+                            value: UnsafeRawBufferPointer(rebasing: bytes[entry.valueStart..<entry.valueStart + entry.valueCount]),
+                            delivery: entry.delivery
+                        )
+                    }
+                    for refusal in refusals {
+                        // Refused: kept as arrays of its own until it is produced again.
+                        let entry = run[refusal.index]
+                        let key = entry.keyCount < 0 ? nil : Array(bytes[entry.keyStart..<entry.keyStart + entry.keyCount])
+                        let value = Array(bytes[entry.valueStart..<entry.valueStart + entry.valueCount])
+                        errors.append(refusal.error)
+                        copies.append(
+                            Pending(
+                                record: Outgoing(topic: topic, key: key, value: value),
+                                failures: 0,
+                                acknowledged: .token(entry.delivery)
+                            )
+                        )
+                    }
+                    start = end
+                }
+            }
+            if !copies.isEmpty { settle(copies, errors: errors, deliveriesSeen: seen) }
+            batch.runAfterProduce()
+        }
+    }
+
+    /// Records a batch's produce refused: a full queue waits for room, anything else is retried
+    /// after a backoff (`failed`).
+    private func settle(_ refused: [Pending], errors: [KafkaError], deliveriesSeen seen: UInt64) {
+        var waiting: [Pending] = []
+        for (pending, error) in zip(refused, errors) {
+            if error.code == .queueFull {
+                waiting.append(pending)
+            } else {
+                failed(pending, error: error)
+            }
+        }
+        waitForRoom(waiting, deliveriesSeen: seen)
+    }
+}
