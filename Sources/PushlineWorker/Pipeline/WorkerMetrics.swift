@@ -35,6 +35,9 @@ final class WorkerMetrics: Sendable {
         fileprivate let delivered: Counter
         fileprivate let endToEnd: Timer
         fileprivate let apnsRetries: Counter
+        /// The app's other outcomes' counters seen so far, by status and reason: found by a scan of
+        /// a few entries (two integer compares for a short reason) instead of hashing two strings.
+        fileprivate let others = Mutex<[(status: Int, reason: String, counter: Counter)]>([])
 
         fileprivate init(app: String) {
             self.app = app
@@ -95,22 +98,35 @@ final class WorkerMetrics: Sendable {
         if status == 200 && reason == nil {
             app.delivered.increment()
         } else {
-            let key = NotificationKey(app: app.app, status: status, reason: reason ?? "")
-            let counter = notifications.withLock { cache in
-                if let counter = cache[key] { return counter }
-                let counter = Counter(
-                    label: "pushline_notifications_total",
-                    dimensions: [("app", app.app), ("status", String(status)), ("reason", key.reason)]
-                )
-                cache[key] = counter
-                return counter
-            }
-            counter.increment()
+            counter(app, status: status, reason: reason ?? "").increment()
         }
         if attempts > 1 {
             app.apnsRetries.increment(by: attempts - 1)
         }
         app.endToEnd.recordNanoseconds(endToEndNanoseconds)
+    }
+
+    /// The counter of `app`'s notifications that ended with `status` and `reason`.
+    private func counter(_ app: AppMetrics, status: Int, reason: String) -> Counter {
+        let known = app.others.withLock { others in
+            others.first { $0.status == status && $0.reason == reason }?.counter
+        }
+        if let known { return known }
+        let key = NotificationKey(app: app.app, status: status, reason: reason)
+        let counter = notifications.withLock { cache in
+            if let counter = cache[key] { return counter }
+            let counter = Counter(
+                label: "pushline_notifications_total",
+                dimensions: [("app", app.app), ("status", String(status)), ("reason", key.reason)]
+            )
+            cache[key] = counter
+            return counter
+        }
+        // A reason APNs makes up could be anything: only the first few are kept for the scan.
+        app.others.withLock { others in
+            if others.count < 16 { others.append((status, reason, counter)) }
+        }
+        return counter
     }
 
     func invalidation(app: String, reason: String) {
