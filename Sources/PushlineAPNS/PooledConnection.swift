@@ -69,6 +69,12 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
     @exclusivity(unchecked) private var afterReport: [PoolRequest] = []
     @exclusivity(unchecked) private var runningAfterReport = false
     private var shutDown = false
+    /// `:method`, `:scheme` and `:authority`, the same on every request: laid out once, and
+    /// referenced by each request's header block rather than copied into it.
+    private let pseudoHeaders: HTTP2ConstantFields
+    /// The current provider token's `authorization` field and its generation: remade once per
+    /// token rotation.
+    @exclusivity(unchecked) private var authorizationField: (generation: UInt16, fields: HTTP2ConstantFields)?
     /// Requests handed over from other threads, waiting for one `start` on the event loop: many
     /// small hand-overs (jobs of one token) share one hop instead of waking the loop for each.
     private let inbox = Mutex<(requests: [OutgoingRequest], scheduled: Bool)>(([], false))
@@ -89,6 +95,10 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
         self.eventLoop = eventLoop
         self.settings = settings
         self.reportToPool = report
+        // Apple's rule: `:authority` never indexed (APNSRequestHeaders).
+        pseudoHeaders = HTTP2ConstantFields([
+            (":method", "POST", false), (":scheme", "https", false), (":authority", settings.authority, true),
+        ])
     }
 
     /// Tells the pool; whatever it asks of this connection meanwhile runs after this returns.
@@ -334,8 +344,8 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
         }
         let generation = bearer?.generation ?? 0
         let sent = StreamTagging.value(sentAt: now, tokenGeneration: generation)
-        let authority = settings.authority
-        let authorization = bearer?.authorization
+        let pseudoHeaders = pseudoHeaders
+        let authorization = bearer.map(authorizationFields)
         for request in requests {
             let firstOnConnection = !sentOnThisConnection
             sentOnThisConnection = true
@@ -347,7 +357,7 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
                     Self.writeHeaders(
                         of: request.batch,
                         index: request.index,
-                        authority: authority,
+                        pseudoHeaders: pseudoHeaders,
                         authorization: authorization,
                         firstOnConnection: firstOnConnection,
                         into: &block
@@ -364,26 +374,35 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
         reportEnded()
     }
 
+    /// The `authorization` field of `bearer`, made once per token.
+    private func authorizationFields(_ bearer: ProviderTokenSource.Bearer) -> HTTP2ConstantFields {
+        if let current = authorizationField, current.generation == bearer.generation { return current.fields }
+        // Never indexed (Apple's rule for the provider token).
+        let fields = HTTP2ConstantFields([("authorization", bearer.authorization, true)])
+        authorizationField = (bearer.generation, fields)
+        return fields
+    }
+
     /// Request `index` of `batch`'s header block, in Apple's HPACK discipline
-    /// (`APNSRequestHeaders`): the pseudo-headers (`:authority` and `:path` never indexed), then
-    /// the regular fields.
+    /// (`APNSRequestHeaders`): the pseudo-headers (`:authority` and `:path` never indexed), the
+    /// `authorization` field, then the other regular fields. The pseudo-headers and the token
+    /// are constant fields, referenced rather than copied.
     private static func writeHeaders(
         of batch: RequestBatch,
         index: Int,
-        authority: String,
-        authorization: String?,
+        pseudoHeaders: HTTP2ConstantFields,
+        authorization: HTTP2ConstantFields?,
         firstOnConnection: Bool,
         into block: inout HTTP2HeaderBlock
     ) {
-        block.append(":method", "POST", neverIndex: false)
-        block.append(":scheme", "https", neverIndex: false)
-        block.append(":authority", authority, neverIndex: true)
+        block.append(pseudoHeaders)
         guard batch.shared != nil else {
             let (pathPrefix, pathRest) = batch.notifications[index].destination.pathParts
             block.append(":path", pathPrefix, valueSuffix: pathRest, neverIndex: true)
+            if let authorization { block.append(authorization) }
             APNSRequestHeaders.forEachRegularHeader(
                 of: batch.notifications[index],
-                authorization: authorization,
+                authorization: nil,
                 firstOnConnection: firstOnConnection
             ) { name, value, indexing in
                 block.append(name, value, neverIndex: indexing == .never)
@@ -394,9 +413,10 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
         batch.shared!.tokens.withToken(at: index) { token in
             block.append(":path", valuePrefix: APNSDestination.devicePathPrefix, valueBytes: token, neverIndex: true)
         }
+        if let authorization { block.append(authorization) }
         APNSRequestHeaders.forEachRegularHeader(
             of: batch.prototype!,
-            authorization: authorization,
+            authorization: nil,
             firstOnConnection: firstOnConnection
         ) { name, value, indexing in
             if name == APNSRequestHeaders.deviceIDHeader {

@@ -11,6 +11,17 @@ struct HPACKFieldMemo {
     private var head: [UInt8] = []
     private var value: [UInt8] = []
     private var codedValue: [UInt8] = []
+    /// The key of the constant field remembered here (`HTTP2ConstantFields`); 0: not one.
+    var constantKey: UInt64 = 0
+
+    /// Writes the remembered field when it is the constant field `constantKey` and the head is
+    /// still valid: the field is the same bytes, so none are compared.
+    mutating func writeIfSame(constantKey: UInt64, version: Int, into writer: inout HPACKWriter) -> Bool {
+        guard constantKey == self.constantKey, version == self.version else { return false }
+        writer.write(head)
+        if !indexed { writer.write(codedValue) }
+        return true
+    }
 
     /// Writes the field when it is the one remembered, or a literal of it whose value alone
     /// differs (then the value is coded in place and remembered); false when the field must be

@@ -31,20 +31,29 @@ struct HPACKRequestEncoder {
         table.resize(to: size)
     }
 
-    /// Writes field `position` of a request's block.
+    /// Writes field `position` of a request's block. `constantKey`: the field's key when it is
+    /// one of an `HTTP2ConstantFields` (0 otherwise); a constant field written at the same
+    /// position before is known by its key alone, with no bytes compared.
     mutating func encode(
         name: UnsafeRawBufferPointer,
         value: UnsafeRawBufferPointer,
         neverIndex: Bool,
         position: Int,
+        constantKey: UInt64 = 0,
         into writer: inout HPACKWriter
     ) {
         while memos.count <= position { memos.append(HPACKFieldMemo()) }
-        let never = neverIndex || Self.isNeverIndexed(name: name, value: value)
         let version = table.version
-        if memos[position].writeIfSame(name: name, value: value, never: never, version: version, into: &writer) {
+        if constantKey != 0, memos[position].writeIfSame(constantKey: constantKey, version: version, into: &writer) {
             return
         }
+        let never = neverIndex || Self.isNeverIndexed(name: name, value: value)
+        if memos[position].writeIfSame(name: name, value: value, never: never, version: version, into: &writer) {
+            memos[position].constantKey = constantKey
+            return
+        }
+        // What follows remembers the field (except for incremental indexing, below).
+        memos[position].constantKey = constantKey
         if never {
             let nameIndex = HPACKStaticTable.find(name: name, value: nil).nameIndex ?? table.find(name: name, value: nil).nameIndex
             memos[position].writeLiteral(name: name, value: value, never: true, version: version, into: &writer) {
@@ -69,6 +78,7 @@ struct HPACKRequestEncoder {
         }
         // Incremental indexing changes the table, so it is not remembered: the next request
         // finds the entry whole and writes its index.
+        memos[position].constantKey = 0
         Self.writeLiteralHead(flags: 0x40, prefix: 6, nameIndex: nameIndex, name: name, into: &writer)
         writer.writeString(value)
         table.insert(name: name, value: value)

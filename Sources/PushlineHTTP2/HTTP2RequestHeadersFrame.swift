@@ -71,8 +71,15 @@ enum HTTP2RequestHeadersFrame {
         buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: bound) { memory in
             memory.copyMemory(from: UnsafeRawBufferPointer(rebasing: frame[..<offset]))
             var writer = HPACKWriter(UnsafeMutableRawBufferPointer(rebasing: memory[offset..<bound]))
-            fields.forEachFieldOfFoundRequest { position, name, value, neverIndex in
-                encoder.encode(name: name, value: value, neverIndex: neverIndex, position: position, into: &writer)
+            fields.forEachFieldOfFoundRequest { position, name, value, neverIndex, constantKey in
+                encoder.encode(
+                    name: name,
+                    value: value,
+                    neverIndex: neverIndex,
+                    position: position,
+                    constantKey: constantKey,
+                    into: &writer
+                )
             }
             return offset + writer.count
         }

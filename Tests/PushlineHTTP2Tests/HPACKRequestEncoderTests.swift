@@ -11,6 +11,8 @@ import Testing
         var name: String
         var value: [UInt8]
         var neverIndex: Bool
+        /// As `HTTP2ConstantFields` gives it (0: not a constant field).
+        var constantKey: UInt64 = 0
 
         init(name: String, value: String, neverIndex: Bool) {
             self.init(name: name, bytes: Array(value.utf8), neverIndex: neverIndex)
@@ -111,6 +113,46 @@ import Testing
         #expect(decoded[7].first { $0.name == ":path" }.map { String(decoding: $0.value, as: UTF8.self).hasPrefix("/3/device/") } == true)
     }
 
+    /// Constant fields (the pseudo-headers and the token, as PooledConnection sends them) are
+    /// known by their keys, not their bytes: the blocks are still nghttp2's, through a token
+    /// rotation, a field that moves to another position, and table size updates.
+    @Test func constantFieldsWriteTheBytesNghttp2Writes() {
+        let pair = Pair()
+        func keyed(_ fields: [Field], token key: UInt64) -> [Field] {
+            var fields = fields
+            for index in 0..<3 { fields[index].constantKey = UInt64(index + 1) }
+            fields[4].constantKey = key
+            return fields
+        }
+        for number in 0..<150 {
+            let rotated = number >= 100
+            var fields = keyed(
+                Self.request(number, first: number == 0, jwt: rotated ? "rotated.token.value" : "first.token"),
+                token: rotated ? 11 : 10
+            )
+            if number % 50 == 49 {
+                // A block without `:path`: the token moves to another position, where another
+                // field was remembered.
+                fields.remove(at: 3)
+            }
+            #expect(pair.ourBlock(fields) == pair.nghttp2Block(fields), "request \(number)")
+        }
+        for size in [0, 100, 4096] {
+            #expect(nghttp2_hd_deflate_change_table_size(pair.deflater, size) == 0)
+            let fields = keyed(Self.request(200, first: false, jwt: "rotated.token.value"), token: 11)
+            let expected = pair.nghttp2Block(fields)
+            var updates = 0
+            expected.withUnsafeBytes { bytes in
+                while bytes[updates] & 0xe0 == 0x20, let update = HPACKInteger.read(bytes, at: updates, prefix: 5) {
+                    pair.encoder.tableSizeUpdated(to: update.value)
+                    updates += update.count
+                }
+            }
+            #expect(Array(expected[updates...]) == pair.ourBlock(fields), "table size \(size)")
+            #expect(pair.ourBlock(fields) == pair.nghttp2Block(fields), "table size \(size), again")
+        }
+    }
+
     @Test func followsADynamicTableSizeUpdate() {
         let pair = Pair()
         _ = pair.ourBlock(Self.request(0, first: true))
@@ -169,7 +211,14 @@ import Testing
             for (position, field) in fields.enumerated() {
                 Array(field.name.utf8).withUnsafeBytes { name in
                     field.value.withUnsafeBytes { value in
-                        encoder.encode(name: name, value: value, neverIndex: field.neverIndex, position: position, into: &writer)
+                        encoder.encode(
+                            name: name,
+                            value: value,
+                            neverIndex: field.neverIndex,
+                            position: position,
+                            constantKey: field.constantKey,
+                            into: &writer
+                        )
                     }
                 }
             }
