@@ -86,6 +86,19 @@ import Testing
         func ourBlock(_ fields: [Field]) -> [UInt8] {
             HPACKRequestEncoderTests.block(fields, encoder: &encoder)
         }
+
+        /// Tells our encoder of the table size updates nghttp2 put ahead of `block`, as the frame
+        /// writer does; returns how many bytes they take.
+        func applySizeUpdates(ahead block: [UInt8]) -> Int {
+            var updates = 0
+            block.withUnsafeBytes { bytes in
+                while bytes[updates] & 0xe0 == 0x20, let update = HPACKInteger.read(bytes, at: updates, prefix: 5) {
+                    encoder.tableSizeUpdated(to: update.value)
+                    updates += update.count
+                }
+            }
+            return updates
+        }
     }
 
     @Test func writesTheBytesNghttp2WritesForAConnectionsRequests() {
@@ -141,13 +154,7 @@ import Testing
             #expect(nghttp2_hd_deflate_change_table_size(pair.deflater, size) == 0)
             let fields = keyed(Self.request(200, first: false, jwt: "rotated.token.value"), token: 11)
             let expected = pair.nghttp2Block(fields)
-            var updates = 0
-            expected.withUnsafeBytes { bytes in
-                while bytes[updates] & 0xe0 == 0x20, let update = HPACKInteger.read(bytes, at: updates, prefix: 5) {
-                    pair.encoder.tableSizeUpdated(to: update.value)
-                    updates += update.count
-                }
-            }
+            let updates = pair.applySizeUpdates(ahead: expected)
             #expect(Array(expected[updates...]) == pair.ourBlock(fields), "table size \(size)")
             #expect(pair.ourBlock(fields) == pair.nghttp2Block(fields), "table size \(size), again")
         }
@@ -163,13 +170,7 @@ import Testing
             let expected = pair.nghttp2Block(fields)
             // nghttp2 puts the update ahead of the block; the frame writer copies it and tells
             // the encoder.
-            var updates = 0
-            expected.withUnsafeBytes { bytes in
-                while bytes[updates] & 0xe0 == 0x20, let update = HPACKInteger.read(bytes, at: updates, prefix: 5) {
-                    pair.encoder.tableSizeUpdated(to: update.value)
-                    updates += update.count
-                }
-            }
+            let updates = pair.applySizeUpdates(ahead: expected)
             #expect(updates > 0)
             #expect(Array(expected[updates...]) == pair.ourBlock(fields), "table size \(size)")
             #expect(pair.encoder.dynamicTable.maxSize == size)

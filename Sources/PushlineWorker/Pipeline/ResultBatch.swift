@@ -13,6 +13,9 @@ final class ResultBatch: @unchecked Sendable {
     // @unchecked Sendable: a batch is its thread's own, reached only through that thread's slot
     // (`ResultPublisher`'s thread-specific variable), never handed to another thread.
 
+    /// The buffer's first size; it grows with the runs (`ResultPublisher.batchBytesKept`).
+    static let initialCapacity = 16 << 10
+
     struct Entry {
         var topic: KafkaTopic
         /// Where the key starts in `bytes`, and its length (-1: no key).
@@ -26,7 +29,7 @@ final class ResultBatch: @unchecked Sendable {
     // No dynamic exclusivity checks: the batch is one thread's (see above), and these are
     // touched for every record.
     /// Every record's key and value, back to back.
-    @exclusivity(unchecked) var bytes = JSONWriter(capacity: 64 * 1024)
+    @exclusivity(unchecked) var bytes = JSONWriter(capacity: ResultBatch.initialCapacity)
     @exclusivity(unchecked) private(set) var entries: [Entry] = []
     /// Tokens whose `tokenPublished()` waits for their records to be produced.
     private(set) var afterProduce: [ResultDelivery] = []

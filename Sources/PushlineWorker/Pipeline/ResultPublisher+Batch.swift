@@ -4,9 +4,10 @@ import PushlineKafka
 /// Runs of records produced together (`ResultBatch`): the records a thread publishes between the
 /// start and the end of a run go to librdkafka in one call per topic when the run ends.
 extension ResultPublisher: APNSOutcomeScope {
-    /// A run's records are produced early once this many wait (a run of a whole poll batch's
-    /// expired jobs, or of a deadline sweep, stays bounded in memory).
-    static let batchLimit = 1024
+    /// A run's records are produced early once this many wait: a long run (a deadline sweep's)
+    /// stays bounded, and at about 350 bytes a record a thread's buffer stays under
+    /// `batchBytesKept`, so it is kept from run to run rather than made again.
+    static let batchLimit = 512
     /// A batch's buffer larger than this after a run is given back (a burst does not keep it).
     static let batchBytesKept = 256 << 10
 
@@ -26,7 +27,7 @@ extension ResultPublisher: APNSOutcomeScope {
         body(batch)
         produce(batch)
         batch.isOpen = false
-        if batch.bytes.capacity > Self.batchBytesKept { batch.bytes = JSONWriter(capacity: 64 * 1024) }
+        if batch.bytes.capacity > Self.batchBytesKept { batch.bytes = JSONWriter(capacity: ResultBatch.initialCapacity) }
     }
 
     /// The APNs clients' runs of outcomes (`APNSOutcomeScope`): one batch each.

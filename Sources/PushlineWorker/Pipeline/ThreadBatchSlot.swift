@@ -6,8 +6,9 @@ import Darwin
 
 /// Each thread's `ResultBatch`, in a POSIX thread-specific slot: read once per result record, so
 /// it is one `pthread_getspecific`, with no box and no cast (NIO's `ThreadSpecificVariable` has
-/// both). A thread's batch is released when the thread exits; the slot itself lives as long as
-/// the process (one per publisher, and a worker has one publisher).
+/// both). A thread's batch is released when the thread exits. One slot per publisher (a worker
+/// has one); when the publisher goes, its key is deleted, and the batches of threads still
+/// running are not freed (POSIX runs no destructor then): a test's leftover, 16 KiB or so each.
 final class ThreadBatchSlot: Sendable {
     private let key: pthread_key_t
 
@@ -19,6 +20,10 @@ final class ThreadBatchSlot: Sendable {
         }
         precondition(result == 0, "pthread_key_create failed: \(result)")
         self.key = key
+    }
+
+    deinit {
+        pthread_key_delete(key)
     }
 
     /// The calling thread's batch, made on its first use.

@@ -92,17 +92,15 @@ struct DeliveryRecordTemplate: Sendable {
     /// `ResultRecord.Delivery`, without making one (and copying the job's fields into it).
     /// `apnsID`: the one the request was sent with.
     func encode(job: Job, index: Int, apnsID: RecordAPNSID?, outcome: APNSOutcome) -> [UInt8] {
-        encode(
+        let estimate = estimate(
             recipient: OutcomeRecords.recipient(job: job, index: index),
-            status: outcome.status,
             reason: outcome.reasonString,
             apnsID: OutcomeRecords.recordAPNSID(outcome, sent: apnsID),
-            apnsUniqueID: outcome.response?.apnsUniqueID,
-            timestamp: outcome.response?.timestamp,
-            attempts: outcome.attempts,
-            latencyMilliseconds: outcome.latencyMilliseconds,
-            heldMilliseconds: outcome.heldMilliseconds
+            apnsUniqueID: outcome.response?.apnsUniqueID
         )
+        return JSONWriter.encode(estimate: estimate) { json in
+            write(job: job, index: index, apnsID: apnsID, outcome: outcome, into: &json)
+        }
     }
 
     /// - Parameter token: the device token, or the channel id with a broadcast's template.
@@ -146,17 +144,7 @@ struct DeliveryRecordTemplate: Sendable {
         final: Bool = true,
         heldMilliseconds: Double? = nil
     ) -> [UInt8] {
-        // The fixed parts, the keys, the strings as they are and room for the numbers: enough
-        // unless a string needs many escapes (then the writer grows and copies once).
-        let shared: Int
-        switch storage {
-        case .parts(let parts, _, _): shared = parts.count
-        case .fields(let jobID, let app, let source, _, let meta):
-            shared = Self.sharedEstimate(jobID: jobID, app: app, source: source, meta: meta)
-        }
-        let estimate =
-            shared + Self.length(of: recipient) + 2 * 18 + (reason?.utf8.count ?? 0) + (apnsID?.length ?? 0)
-            + (apnsUniqueID?.utf8.count ?? 0) + 180
+        let estimate = estimate(recipient: recipient, reason: reason, apnsID: apnsID, apnsUniqueID: apnsUniqueID)
         return JSONWriter.encode(estimate: estimate) { json in
             write(
                 recipient: recipient,
@@ -172,6 +160,24 @@ struct DeliveryRecordTemplate: Sendable {
                 into: &json
             )
         }
+    }
+
+    /// Room for a record: the fixed parts, the keys, the strings as they are and room for the
+    /// numbers. Enough unless a string needs many escapes (then the writer grows and copies once).
+    private func estimate(
+        recipient: ResultRecord.Delivery.Recipient,
+        reason: String?,
+        apnsID: RecordAPNSID?,
+        apnsUniqueID: String?
+    ) -> Int {
+        let shared: Int
+        switch storage {
+        case .parts(let parts, _, _): shared = parts.count
+        case .fields(let jobID, let app, let source, _, let meta):
+            shared = Self.sharedEstimate(jobID: jobID, app: app, source: source, meta: meta)
+        }
+        return shared + Self.length(of: recipient) + 2 * 18 + (reason?.utf8.count ?? 0) + (apnsID?.length ?? 0)
+            + (apnsUniqueID?.utf8.count ?? 0) + 180
     }
 
     /// Writes the delivery record of `job`'s token `index` after `outcome` at the end of `json`
