@@ -1,4 +1,3 @@
-import CRdKafka
 import Foundation
 import Logging
 import Synchronization
@@ -67,45 +66,34 @@ final class ProducerCore: @unchecked Sendable {
         delivery: KafkaDelivery?
     ) throws(KafkaError) {
         let opaque = delivery.map { Unmanaged.passRetained($0).toOpaque() }
-        guard var error = client.produce(topic: topic, partition: partition, key: key, value: value, headers: headers, opaque: opaque)
+        guard let error = client.produce(topic: topic, partition: partition, key: key, value: value, headers: headers, opaque: opaque)
         else { return }
         // Not enqueued: the delivery callback will never run, so release its delivery here.
         if let opaque { Unmanaged<KafkaDelivery>.fromOpaque(opaque).release() }
+        throw refusal(error, topic: topic)
+    }
+
+    /// Why librdkafka refused a record on `topic`: the client's fatal error when that is the
+    /// cause, and the topic's name in the message.
+    private func refusal(_ error: KafkaError, topic: RDKafkaTopic) -> KafkaError {
+        var error = error
         if error.code == .fatal, let fatal = client.fatalError() { error = fatal }
         error.message = "\(topic.name): \(error.message)"
-        throw error
+        return error
     }
 
     /// Enqueues `count` records on `topic` in one librdkafka call; `record(i)` gives record `i`
     /// (its delivery is retained until its report). Returns the records librdkafka refused, with
     /// why; their deliveries hear nothing of them.
     func produce(batchOn topic: RDKafkaTopic, count: Int, record: (Int) -> KafkaBatchRecord) -> [KafkaBatchRefusal] {
-        guard count > 0 else { return [] }
-        return withUnsafeTemporaryAllocation(of: rd_kafka_message_t.self, capacity: count) { messages in
-            for index in 0..<count {
-                let next = record(index)
-                var message = rd_kafka_message_t()
-                message.payload = UnsafeMutableRawPointer(mutating: next.value.baseAddress)
-                message.len = next.value.count
-                if let key = next.key {
-                    message.key = UnsafeMutableRawPointer(mutating: key.baseAddress)
-                    message.key_len = key.count
-                }
-                message._private = Unmanaged.passRetained(next.delivery).toOpaque()
-                (messages.baseAddress! + index).initialize(to: message)
-            }
-            defer { messages.baseAddress!.deinitialize(count: count) }
-            guard client.produceBatch(topic: topic, messages) < count else { return [] }
-            var refusals: [KafkaBatchRefusal] = []
-            for index in 0..<count where messages[index].err != RD_KAFKA_RESP_ERR_NO_ERROR {
-                // Not enqueued: its delivery callback will never run, so release its delivery here.
-                if let opaque = messages[index]._private { Unmanaged<KafkaDelivery>.fromOpaque(opaque).release() }
-                var error = KafkaError(messages[index].err)
-                if error.code == .fatal, let fatal = client.fatalError() { error = fatal }
-                error.message = "\(topic.name): \(error.message)"
-                refusals.append(KafkaBatchRefusal(index: index, error: error))
-            }
-            return refusals
+        let refused = client.produceBatch(topic: topic, count: count) { index in
+            let next = record(index)
+            return (next.key, next.value, Unmanaged.passRetained(next.delivery).toOpaque())
+        }
+        return refused.map { refused in
+            // Not enqueued: its delivery callback will never run, so release its delivery here.
+            if let opaque = refused.opaque { Unmanaged<KafkaDelivery>.fromOpaque(opaque).release() }
+            return KafkaBatchRefusal(index: refused.index, error: refusal(refused.error, topic: topic))
         }
     }
 

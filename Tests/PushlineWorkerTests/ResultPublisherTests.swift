@@ -56,7 +56,9 @@ import Testing
         let delivery = CountingDelivery(publisher: publisher) { producer.outstandingCount }
         publisher.withBatch { batch in
             for index in 0..<total {
-                publisher.publish(.init(topic: results, key: Array("job".utf8), value: Array("r\(index)".utf8)), token: delivery)
+                publisher.publish(to: results, key: Array("job".utf8), token: delivery, estimate: 8) {
+                    $0.raw(Array("r\(index)".utf8)[...])
+                }
                 batch.afterProduce(delivery)
             }
             // (librdkafka's count includes its own requests, such as the idempotent producer's id.)
@@ -82,7 +84,7 @@ import Testing
         let delivery = CountingDelivery(publisher: publisher) { producer.outstandingCount }
         publisher.withBatch { _ in
             for index in 0..<total {
-                publisher.publish(.init(topic: results, key: nil, value: Array("r\(index)".utf8)), token: delivery)
+                publisher.publish(to: results, key: nil, token: delivery, estimate: 8) { $0.raw(Array("r\(index)".utf8)[...]) }
             }
             #expect(producer.outstandingCount + delivery.acknowledgements >= ResultPublisher.batchLimit)
         }
@@ -100,7 +102,7 @@ import Testing
         let deliveries = (0..<300).map { _ in CountingDelivery(publisher: publisher) { 0 } }
         publisher.withBatch { _ in
             for (index, delivery) in deliveries.enumerated() {
-                publisher.publish(.init(topic: results, key: nil, value: Array("r\(index)".utf8)), token: delivery)
+                publisher.publish(to: results, key: nil, token: delivery, estimate: 8) { $0.raw(Array("r\(index)".utf8)[...]) }
             }
         }
         #expect(publisher.retryCount > 0, "the full queue refused some")

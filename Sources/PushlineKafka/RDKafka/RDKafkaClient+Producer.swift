@@ -64,21 +64,46 @@ extension RDKafkaClient {
         return KafkaError(taking: error)
     }
 
-    /// Enqueues `messages` on `topic` in one call (`produce_batch`, thread-safe): the partitioner
-    /// places each one, librdkafka copies keys and values before this returns, and each message's
-    /// `_private` comes back with its delivery report. The clocks are read and the topic locked
-    /// once for the batch, not once per record. Returns how many were enqueued; each message that
-    /// was not has its `err` set, and no report will come for it.
-    func produceBatch(topic: RDKafkaTopic, _ messages: UnsafeMutableBufferPointer<rd_kafka_message_t>) -> Int {
-        Int(
-            rd_kafka_produce_batch(
+    /// Enqueues `count` records on `topic` in one call (`produce_batch`, thread-safe): the
+    /// partitioner places each one, librdkafka copies keys and values before this returns, and
+    /// each record's `opaque` comes back with its delivery report. The clocks are read and the
+    /// topic locked once for the batch, not once per record. `record(i)` gives record `i`.
+    /// Returns the records that were not enqueued, with why and their opaque (no report will
+    /// come for them).
+    func produceBatch(
+        topic: RDKafkaTopic,
+        count: Int,
+        record: (Int) -> (key: UnsafeRawBufferPointer?, value: UnsafeRawBufferPointer, opaque: UnsafeMutableRawPointer?)
+    ) -> [(index: Int, error: KafkaError, opaque: UnsafeMutableRawPointer?)] {
+        guard count > 0 else { return [] }
+        return withUnsafeTemporaryAllocation(of: rd_kafka_message_t.self, capacity: count) { messages in
+            for index in 0..<count {
+                let next = record(index)
+                var message = rd_kafka_message_t()
+                message.payload = UnsafeMutableRawPointer(mutating: next.value.baseAddress)
+                message.len = next.value.count
+                if let key = next.key {
+                    message.key = UnsafeMutableRawPointer(mutating: key.baseAddress)
+                    message.key_len = key.count
+                }
+                message._private = next.opaque
+                (messages.baseAddress! + index).initialize(to: message)
+            }
+            defer { messages.baseAddress!.deinitialize(count: count) }
+            let enqueued = rd_kafka_produce_batch(
                 topic.pointer,
                 RD_KAFKA_PARTITION_UA,
                 RD_KAFKA_MSG_F_COPY,
                 messages.baseAddress,
-                Int32(clamping: messages.count)
+                Int32(clamping: count)
             )
-        )
+            guard enqueued < count else { return [] }
+            return messages.indices.compactMap { index in
+                let message = messages[index]
+                guard message.err != RD_KAFKA_RESP_ERR_NO_ERROR else { return nil }
+                return (index, KafkaError(message.err), message._private)
+            }
+        }
     }
 
     /// Serves queued callbacks (delivery reports, logs, errors, statistics), waiting up to

@@ -41,8 +41,7 @@ extension JobPipeline {
     private func memberAnswered(_ member: UnsafePointer<JobGroupMember>, group: JobGroupProgress, outcome: APNSOutcome) {
         // The one copy made here (a value read through a pointer is copied for each use).
         let job = member.pointee.job
-        let batch = publisher.openBatch
-        let now = batch?.now(wall: wallClockMilliseconds) ?? (wallClockMilliseconds(), .now)
+        let now = outcomeClocks()
         let records = tokenRecords(
             job: job,
             index: 0,
@@ -54,29 +53,15 @@ extension JobPipeline {
         )
         var tally = JobTally(expected: 1)
         tally.add(outcome, answeredAt: now.wall)
+        let (template, key) = (member.pointee.template, member.pointee.key)
         let apnsID = RecordAPNSID.block(member.pointee.requestID, index: 0)
-        if let batch, records.others.isEmpty {
-            // The usual case: the delivery record, then the job_done, written into the run's batch.
-            if records.wantsDelivery {
-                batch.append(topic: topics.results, key: member.pointee.key, delivery: group) { json in
-                    member.pointee.template.write(job: job, index: 0, apnsID: apnsID, outcome: outcome, into: &json)
-                }
-            } else {
-                group.acknowledged()
-            }
-        } else {
-            let delivery =
-                records.wantsDelivery ? member.pointee.template.encode(job: job, index: 0, apnsID: apnsID, outcome: outcome) : nil
-            publish(delivery, others: records.others, key: member.pointee.key, delivery: group)
+        publish(records, key: key, delivery: group, estimate: template.estimate(job: job, index: 0, apnsID: apnsID, outcome: outcome)) {
+            template.write(job: job, index: 0, apnsID: apnsID, outcome: outcome, into: &$0)
         }
-        // After its token's records: keyed alike, so it lands after them in the same partition.
+        // After its token's records (in the same run, or produced already): keyed alike, so it
+        // lands after them in the same partition.
         let summary = tally.record(for: job, source: member.pointee.source)
-        if let batch {
-            batch.append(topic: topics.results, key: member.pointee.key, delivery: group) { summary.write(into: &$0) }
-            publisher.appended(to: batch)
-        } else {
-            publisher.publish(.init(topic: topics.results, key: member.pointee.key, value: summary.encoded()), token: group)
-        }
+        publisher.publish(to: topics.results, key: key, token: group, estimate: summary.estimate) { summary.write(into: &$0) }
     }
 
     /// Member `index` was abandoned: its record is given up now (its partition's next owner does

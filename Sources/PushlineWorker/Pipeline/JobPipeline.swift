@@ -261,11 +261,9 @@ final class JobPipeline: Sendable {
         if expired {
             // Past its deadline already: every token ends expired, never sent.
             let expired = APNSOutcome(noResponse: .expired, attempts: 0, latencyMilliseconds: 0)
-            // All at one moment (the clocks are read once for the job), and produced together.
-            publisher.withBatch { batch in
-                for index in 0..<count {
-                    finish(progress, index: index, apnsID: nil, outcome: expired, now: batch.now(wall: wallClockMilliseconds))
-                }
+            // One run: all at one moment (the clocks are read once for the job), produced together.
+            publisher.withBatch { _ in
+                for index in 0..<count { finish(progress, index: index, apnsID: nil, outcome: expired) }
             }
             return
         }
@@ -325,14 +323,7 @@ final class JobPipeline: Sendable {
 
     /// A token's final outcome: publish its records (`OutcomeRecords` decides which); the token
     /// leaves the in-flight count when Kafka has them all.
-    /// `now`: the wall-clock and monotonic time of the outcome, when the caller has them.
-    private func finish(
-        _ progress: JobProgress,
-        index: Int,
-        apnsID: RecordAPNSID?,
-        outcome: APNSOutcome,
-        now: (wall: Int64, monotonic: MonotonicInstant)? = nil
-    ) {
+    private func finish(_ progress: JobProgress, index: Int, apnsID: RecordAPNSID?, outcome: APNSOutcome) {
         if Self.isAbandoned(outcome) {
             // The pool shut down before a final answer, or a revoke withdrew the token's request:
             // nothing is published, and the job is never completed, so the group's next owner
@@ -340,9 +331,7 @@ final class JobPipeline: Sendable {
             progress.tokenAbandoned()
             return
         }
-        let batch = publisher.openBatch
-        // In a run, its clocks: every outcome of a run ends at one moment.
-        let now = now ?? batch?.now(wall: wallClockMilliseconds) ?? (wallClockMilliseconds(), .now)
+        let now = outcomeClocks()
         let records = tokenRecords(
             job: progress.job,
             index: index,
@@ -353,33 +342,24 @@ final class JobPipeline: Sendable {
             now: now.monotonic
         )
         progress.tokenFinal(outcome, answeredAt: now.wall)
-        guard let batch else {
-            let delivery =
-                records.wantsDelivery
-                ? progress.shared.template.encode(job: progress.job, index: index, apnsID: apnsID, outcome: outcome) : nil
-            publish(delivery, others: records.others, key: progress.shared.key, delivery: progress)
-            progress.tokenPublished()
-            return
+        let (job, template) = (progress.job, progress.shared.template)
+        publish(
+            records,
+            key: progress.shared.key,
+            delivery: progress,
+            estimate: template.estimate(job: job, index: index, apnsID: apnsID, outcome: outcome)
+        ) {
+            template.write(job: job, index: index, apnsID: apnsID, outcome: outcome, into: &$0)
         }
-        if records.others.isEmpty {
-            // The usual case: the delivery record alone, written into the run's batch.
-            if records.wantsDelivery {
-                batch.append(topic: topics.results, key: progress.shared.key, delivery: progress) { json in
-                    progress.shared.template.write(job: progress.job, index: index, apnsID: apnsID, outcome: outcome, into: &json)
-                }
-                publisher.appended(to: batch)
-            } else {
-                progress.acknowledged()
-            }
-        } else {
-            let delivery =
-                records.wantsDelivery
-                ? progress.shared.template.encode(job: progress.job, index: index, apnsID: apnsID, outcome: outcome) : nil
-            publish(delivery, others: records.others, key: progress.shared.key, delivery: progress)
-        }
-        // Once the batch is produced: a job's job_done must follow every delivery of the job,
-        // and some of them may wait in another thread's run.
-        batch.afterProduce(progress)
+        // A job's job_done must follow every delivery of the job, and in a run some of them may
+        // wait in this thread's batch (or another's): it counts once they are produced.
+        publisher.tokenPublished(progress)
+    }
+
+    /// The wall-clock and monotonic time of an outcome: in a run, the run's (read once for all
+    /// its outcomes, which end at one moment).
+    func outcomeClocks() -> (wall: Int64, monotonic: MonotonicInstant) {
+        publisher.openBatch?.now(wall: wallClockMilliseconds) ?? (wallClockMilliseconds(), .now)
     }
 
     /// Whether a token ends with no record here: its pool shut down before a final answer, or a
@@ -424,10 +404,17 @@ final class JobPipeline: Sendable {
         return (OutcomeRecords.wantsDelivery(outcome, rules: rules), others)
     }
 
-    /// Publishes one token's records: its delivery record (`value`, keyed by `key`: the job id)
-    /// and the `others`; `progress` counts one acknowledgement once Kafka has them all (at once
-    /// when there are none, as for a 2xx in compact mode).
-    func publish(_ value: [UInt8]?, others records: OutcomeRecords, key: [UInt8], delivery progress: ResultDelivery) {
+    /// Publishes one token's records: its delivery record, written by `write` and keyed by `key`
+    /// (the job id), unless the mode leaves it out, and its other records; `progress` counts one
+    /// acknowledgement once Kafka has them all (at once when there are none, as for a 2xx in
+    /// compact mode). A delivery record alone goes through the thread's run when one is open.
+    func publish(
+        _ records: (wantsDelivery: Bool, others: OutcomeRecords),
+        key: [UInt8],
+        delivery progress: ResultDelivery,
+        estimate: @autoclosure () -> Int,
+        write: (inout JSONWriter) -> Void
+    ) {
         // A dead token (keyed by token) or a missing channel (keyed by channel) goes on the
         // results topic and on the invalidations topic when there is one.
         var extra: [ResultPublisher.Outgoing] = []
@@ -438,20 +425,22 @@ final class JobPipeline: Sendable {
                 extra.append(.init(topic: invalidations, key: key, value: value))
             }
         }
-        if let invalidated = records.invalidation {
+        if let invalidated = records.others.invalidation {
             invalidation(key: invalidated.token, value: ResultRecord.tokenInvalidated(invalidated).encoded())
         }
-        if let gone = records.channelGone {
+        if let gone = records.others.channelGone {
             invalidation(key: gone.channelID, value: ResultRecord.channelGone(gone).encoded())
         }
-        let delivery = value.map { ResultPublisher.Outgoing(topic: topics.results, key: key, value: $0) }
-        switch (delivery, extra.isEmpty) {
-        case (nil, true):
+        switch (records.wantsDelivery, extra.isEmpty) {
+        case (false, true):
             progress.acknowledged()
-        case (let delivery?, true):
-            publisher.publish(delivery, token: progress)
+        case (true, true):
+            publisher.publish(to: topics.results, key: key, token: progress, estimate: estimate(), write: write)
         default:
-            let outgoing = (delivery.map { [$0] } ?? []) + extra
+            let delivery =
+                records.wantsDelivery
+                ? [ResultPublisher.Outgoing(topic: topics.results, key: key, value: JSONWriter.encode(estimate: estimate(), write))] : []
+            let outgoing = delivery + extra
             let tokenDone = Countdown(outgoing.count, done: progress.acknowledged)
             for record in outgoing {
                 publisher.publish(record, acknowledged: tokenDone.countDown)
@@ -465,6 +454,8 @@ final class JobPipeline: Sendable {
     func publishSummary(_ summary: ResultRecord.JobDone, progress: JobProgress) {
         // Its acknowledgement ends the job's last count like a token's does: the job's progress
         // is its delivery too (no object of its own).
-        publisher.publish(.init(topic: topics.results, key: progress.shared.key, value: summary.encoded()), token: progress)
+        publisher.publish(to: topics.results, key: progress.shared.key, token: progress, estimate: summary.estimate) {
+            summary.write(into: &$0)
+        }
     }
 }

@@ -14,9 +14,9 @@ extension ResultPublisher: APNSOutcomeScope {
     /// The open batch of the calling thread, if a run is open on it.
     var openBatch: ResultBatch? { batches.openBatch }
 
-    /// Runs `body` as one run: the records it adds to the batch (`ResultBatch.append`, or
-    /// `publish(_:token:)`) are produced when it returns, in one call per topic. Runs nest: the
-    /// outermost produces.
+    /// Runs `body` as one run: the records it publishes with a progress as their delivery
+    /// (`publish(to:key:token:estimate:write:)`) are produced when it returns, in one call per
+    /// topic. Runs nest: the outermost produces.
     func withBatch(_ body: (ResultBatch) -> Void) {
         let batch = batches.batch
         guard !batch.isOpen else {
@@ -49,8 +49,7 @@ extension ResultPublisher: APNSOutcomeScope {
         defer { batch.isProducing = false }
         while !batch.isEmpty {
             let seen = deliveries.load(ordering: .sequentiallyConsistent)
-            var errors: [KafkaError] = []
-            var copies: [Pending] = []
+            var refused: [(Pending, KafkaError)] = []
             batch.drainEntries { entries, bytes in
                 var start = 0
                 while start < entries.count {
@@ -73,28 +72,26 @@ extension ResultPublisher: APNSOutcomeScope {
                         let entry = run[refusal.index]
                         let key = entry.keyCount < 0 ? nil : Array(bytes[entry.keyStart..<entry.keyStart + entry.keyCount])
                         let value = Array(bytes[entry.valueStart..<entry.valueStart + entry.valueCount])
-                        errors.append(refusal.error)
-                        copies.append(
-                            Pending(
-                                record: Outgoing(topic: topic, key: key, value: value),
-                                failures: 0,
-                                acknowledged: .token(entry.delivery)
-                            )
+                        let pending = Pending(
+                            record: Outgoing(topic: topic, key: key, value: value),
+                            failures: 0,
+                            acknowledged: .token(entry.delivery)
                         )
+                        refused.append((pending, refusal.error))
                     }
                     start = end
                 }
             }
-            if !copies.isEmpty { settle(copies, errors: errors, deliveriesSeen: seen) }
+            if !refused.isEmpty { settle(refused, deliveriesSeen: seen) }
             batch.runAfterProduce()
         }
     }
 
     /// Records a batch's produce refused: a full queue waits for room, anything else is retried
     /// after a backoff (`failed`).
-    private func settle(_ refused: [Pending], errors: [KafkaError], deliveriesSeen seen: UInt64) {
+    private func settle(_ refused: [(Pending, KafkaError)], deliveriesSeen seen: UInt64) {
         var waiting: [Pending] = []
-        for (pending, error) in zip(refused, errors) {
+        for (pending, error) in refused {
             if error.code == .queueFull {
                 waiting.append(pending)
             } else {

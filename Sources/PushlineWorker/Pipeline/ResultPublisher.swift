@@ -59,14 +59,35 @@ final class ResultPublisher: Sendable {
         attempt(Pending(record: record, failures: 0, acknowledged: .call(acknowledged)))
     }
 
-    /// Sends a record that `progress` counts (a token's only record, or a `job_done`); in a run
-    /// (`withBatch`), with the run's records.
-    func publish(_ record: Outgoing, token progress: ResultDelivery) {
+    /// Sends a record that `progress` counts (a token's only record, or a `job_done`), written by
+    /// `write`: in a run (`withBatch`), straight into the run's batch; otherwise into an array of
+    /// its own (`estimate` bytes first), produced now.
+    func publish(
+        to topic: KafkaTopic,
+        key: [UInt8]?,
+        token progress: ResultDelivery,
+        estimate: @autoclosure () -> Int,
+        write: (inout JSONWriter) -> Void
+    ) {
         if let batch = openBatch {
-            batch.append(topic: record.topic, key: record.key, delivery: progress) { $0.raw(record.value[...]) }
+            batch.append(topic: topic, key: key, delivery: progress, value: write)
             appended(to: batch)
             return
         }
+        produceNow(Outgoing(topic: topic, key: key, value: JSONWriter.encode(estimate: estimate(), write)), token: progress)
+    }
+
+    /// `progress.tokenPublished()`, once what this thread published for it is in librdkafka: at
+    /// the end of the open run (its records may still wait in the batch), or now.
+    func tokenPublished(_ progress: ResultDelivery) {
+        if let batch = openBatch {
+            batch.afterProduce(progress)
+        } else {
+            progress.tokenPublished()
+        }
+    }
+
+    private func produceNow(_ record: Outgoing, token progress: ResultDelivery) {
         let seen = deliveries.load(ordering: .sequentiallyConsistent)
         do throws(KafkaError) {
             // The job's progress is the record's delivery: no object per record (it gets the
@@ -82,8 +103,8 @@ final class ResultPublisher: Sendable {
         }
     }
 
-    /// A record published with `publish(_:token:)` was not delivered: it goes again like any
-    /// other, now with an object of its own.
+    /// A record published with `publish(to:key:token:estimate:write:)` was not delivered: it goes
+    /// again like any other, now with an object of its own.
     func undelivered(_ record: UndeliveredRecord, delivery progress: ResultDelivery, error: KafkaError) {
         let topic: KafkaTopic
         do throws(KafkaError) {

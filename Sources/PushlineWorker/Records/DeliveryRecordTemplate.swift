@@ -92,15 +92,19 @@ struct DeliveryRecordTemplate: Sendable {
     /// `ResultRecord.Delivery`, without making one (and copying the job's fields into it).
     /// `apnsID`: the one the request was sent with.
     func encode(job: Job, index: Int, apnsID: RecordAPNSID?, outcome: APNSOutcome) -> [UInt8] {
-        let estimate = estimate(
+        JSONWriter.encode(estimate: estimate(job: job, index: index, apnsID: apnsID, outcome: outcome)) { json in
+            write(job: job, index: index, apnsID: apnsID, outcome: outcome, into: &json)
+        }
+    }
+
+    /// Room for the delivery record `write(job:index:apnsID:outcome:into:)` writes.
+    func estimate(job: Job, index: Int, apnsID: RecordAPNSID?, outcome: APNSOutcome) -> Int {
+        estimate(
             recipient: OutcomeRecords.recipient(job: job, index: index),
             reason: outcome.reasonString,
             apnsID: OutcomeRecords.recordAPNSID(outcome, sent: apnsID),
             apnsUniqueID: outcome.response?.apnsUniqueID
         )
-        return JSONWriter.encode(estimate: estimate) { json in
-            write(job: job, index: index, apnsID: apnsID, outcome: outcome, into: &json)
-        }
     }
 
     /// - Parameter token: the device token, or the channel id with a broadcast's template.

@@ -83,7 +83,7 @@ extension ResultRecord {
         }
 
         /// Room for the keys, the numbers, and the strings unescaped.
-        private var estimate: Int {
+        var estimate: Int {
             320 + jobID.utf8.count + app.utf8.count + source.topic.utf8.count + (meta?.count ?? 0)
                 + counts.reduce(0) { $0 + 24 + ($1.reason?.utf8.count ?? 0) }
                 + { if case .channel(let id) = recipients { id.utf8.count } else { 0 } }()

@@ -10,9 +10,6 @@ struct OutcomeRecords: Sendable, Hashable {
     /// A broadcast's channel that does not exist (both topics too; key = channel id).
     var channelGone: ResultRecord.ChannelGone?
 
-    /// No record at all.
-    var isEmpty: Bool { delivery == nil && invalidation == nil && channelGone == nil }
-
     /// - Parameters:
     ///   - index: which of the job's device tokens (0 for a broadcast's channel).
     ///   - apnsID: the `apns-id` the request was sent with (nil when it never was); APNs' own
