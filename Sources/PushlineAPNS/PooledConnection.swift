@@ -75,6 +75,9 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
     /// The current provider token's `authorization` field and its generation: remade once per
     /// token rotation.
     @exclusivity(unchecked) private var authorizationField: (generation: UInt16, fields: HTTP2ConstantFields)?
+    /// The regular fields shared batches' requests share (push type, topic, priority, expiration,
+    /// collapse id): remade only when a batch asks for other values.
+    @exclusivity(unchecked) private var sharedFields = SharedHeaderFields()
     /// Requests handed over from other threads, waiting for one `start` on the event loop: many
     /// small hand-overs (jobs of one token) share one hop instead of waking the loop for each.
     private let inbox = Mutex<(requests: [OutgoingRequest], scheduled: Bool)>(([], false))
@@ -350,18 +353,33 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
             let firstOnConnection = !sentOnThisConnection
             sentOnThisConnection = true
             do {
-                let tag = HTTP2StreamTag(object: request.batch, id: StreamTagging.id(request.id, index: request.index), value: sent)
+                let batch = request.batch
+                let tag = HTTP2StreamTag(object: batch, id: StreamTagging.id(request.id, index: request.index), value: sent)
                 // The fields go straight from the immutable notification into the session's header
                 // block: no header array, no request value, no copy of the notification.
-                let streamID = try handler.submit(tag: tag, body: request.batch.body(at: request.index)) { block in
-                    Self.writeHeaders(
-                        of: request.batch,
-                        index: request.index,
-                        pseudoHeaders: pseudoHeaders,
-                        authorization: authorization,
-                        firstOnConnection: firstOnConnection,
-                        into: &block
-                    )
+                let streamID: Int32
+                if let shared = batch.shared {
+                    let regular = sharedFields.fields(of: batch.prototype!, firstOnConnection: firstOnConnection)
+                    streamID = try handler.submit(tag: tag, body: batch.body(at: request.index)) { block in
+                        Self.writeHeaders(
+                            of: shared,
+                            index: request.index,
+                            pseudoHeaders: pseudoHeaders,
+                            authorization: authorization,
+                            regular: regular,
+                            into: &block
+                        )
+                    }
+                } else {
+                    streamID = try handler.submit(tag: tag, body: batch.body(at: request.index)) { block in
+                        Self.writeHeaders(
+                            of: batch.notifications[request.index],
+                            pseudoHeaders: pseudoHeaders,
+                            authorization: authorization,
+                            firstOnConnection: firstOnConnection,
+                            into: &block
+                        )
+                    }
                 }
                 self.sent.append(streamID: streamID, deadline: deadline)
             } catch {
@@ -383,51 +401,50 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
         return fields
     }
 
-    /// Request `index` of `batch`'s header block, in Apple's HPACK discipline
-    /// (`APNSRequestHeaders`): the pseudo-headers (`:authority` and `:path` never indexed), the
-    /// `authorization` field, then the other regular fields. The pseudo-headers and the token
-    /// are constant fields, referenced rather than copied.
+    /// A notification's header block, in Apple's HPACK discipline (`APNSRequestHeaders`): the
+    /// pseudo-headers (`:authority` and `:path` never indexed), the `authorization` field, then the
+    /// other regular fields. The pseudo-headers and the token are constant fields, referenced
+    /// rather than copied.
     private static func writeHeaders(
-        of batch: RequestBatch,
-        index: Int,
+        of notification: APNSNotification,
         pseudoHeaders: HTTP2ConstantFields,
         authorization: HTTP2ConstantFields?,
         firstOnConnection: Bool,
         into block: inout HTTP2HeaderBlock
     ) {
         block.append(pseudoHeaders)
-        guard batch.shared != nil else {
-            let (pathPrefix, pathRest) = batch.notifications[index].destination.pathParts
-            block.append(":path", pathPrefix, valueSuffix: pathRest, neverIndex: true)
-            if let authorization { block.append(authorization) }
-            APNSRequestHeaders.forEachRegularHeader(
-                of: batch.notifications[index],
-                authorization: nil,
-                firstOnConnection: firstOnConnection
-            ) { name, value, indexing in
-                block.append(name, value, neverIndex: indexing == .never)
-            }
-            return
+        let (pathPrefix, pathRest) = notification.destination.pathParts
+        block.append(":path", pathPrefix, valueSuffix: pathRest, neverIndex: true)
+        if let authorization { block.append(authorization) }
+        APNSRequestHeaders.forEachRegularHeader(of: notification, authorization: nil, firstOnConnection: firstOnConnection) {
+            name,
+            value,
+            indexing in
+            block.append(name, value, neverIndex: indexing == .never)
         }
-        // The token and the id go from the batch's bytes into the block: no string for either.
-        batch.shared!.tokens.withToken(at: index) { token in
+    }
+
+    /// Request `index` of a shared batch, in the same order: only `:path` and `apns-id` are its
+    /// own (from the batch's bytes: no string for either); every other field is a constant
+    /// field (`regular`: those before the id and those after it, `SharedHeaderFields`).
+    private static func writeHeaders(
+        of batch: APNSNotificationBatch,
+        index: Int,
+        pseudoHeaders: HTTP2ConstantFields,
+        authorization: HTTP2ConstantFields?,
+        regular: SharedHeaderFields.Fields,
+        into block: inout HTTP2HeaderBlock
+    ) {
+        block.append(pseudoHeaders)
+        batch.tokens.withToken(at: index) { token in
             block.append(":path", valuePrefix: APNSDestination.devicePathPrefix, valueBytes: token, neverIndex: true)
         }
         if let authorization { block.append(authorization) }
-        APNSRequestHeaders.forEachRegularHeader(
-            of: batch.prototype!,
-            authorization: nil,
-            firstOnConnection: firstOnConnection
-        ) { name, value, indexing in
-            if name == APNSRequestHeaders.deviceIDHeader {
-                // The prototype's id is empty: this request's own, with the same indexing.
-                batch.shared!.ids.withID(at: index) { id in
-                    block.append(name, valueBytes: id, neverIndex: indexing == .never)
-                }
-            } else {
-                block.append(name, value, neverIndex: indexing == .never)
-            }
+        block.append(regular.leading)
+        batch.ids.withID(at: index) { id in
+            block.append(APNSRequestHeaders.deviceIDHeader, valueBytes: id, neverIndex: regular.idNeverIndexed)
         }
+        if let trailing = regular.trailing { block.append(trailing) }
     }
 
     /// Reports the streams that ended since the last call, in one event. The batch is taken out

@@ -308,6 +308,7 @@ final class MockConnection: HTTP2ServerDelegate {
                     stream: request.streamID,
                     token: Self.token(of: request.path),
                     headers: request.headers.filter { $0.name != "authorization" }.map { ($0.name, $0.value) },
+                    neverIndexed: request.headers.filter(\.neverIndex).map(\.name),
                     payloadBytes: request.body?.readableBytes ?? 0,
                     status: status,
                     reason: reason?.rawValue

@@ -26,6 +26,9 @@ final class RequestRecorder: Sendable {
         var stream: Int32
         var token: String
         var headers: [(String, String)]
+        /// The regular headers' names (`authorization` included) that came as literals never
+        /// indexed (HPACK), in the order received.
+        var neverIndexed: [String]
         var payloadBytes: Int
         var status: Int
         var reason: String?
@@ -35,7 +38,9 @@ final class RequestRecorder: Sendable {
         var line = "{\"connection\":\(entry.connection),\"stream\":\(entry.stream),\"token\":\(Self.quoted(entry.token)),"
         line += "\"headers\":{"
         line += entry.headers.map { "\(Self.quoted($0.0)):\(Self.quoted($0.1))" }.joined(separator: ",")
-        line += "},\"payload_bytes\":\(entry.payloadBytes),\"status\":\(entry.status),\"reason\":"
+        line += "},\"never_indexed\":["
+        line += entry.neverIndexed.map(Self.quoted).joined(separator: ",")
+        line += "],\"payload_bytes\":\(entry.payloadBytes),\"status\":\(entry.status),\"reason\":"
         line += entry.reason.map(Self.quoted) ?? "null"
         line += "}\n"
         let pending: [UInt8]? = buffer.withLock { buffer in

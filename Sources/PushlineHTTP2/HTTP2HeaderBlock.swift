@@ -109,8 +109,9 @@ public struct HTTP2HeaderBlock: ~Copyable {
 
     /// Appends every field of `constants`, by reference: no bytes copied.
     public mutating func append(_ constants: HTTP2ConstantFields) {
-        // A request before this one may hold it already (each request holds the same few).
-        let recent = self.constants.indices.suffix(2)
+        // A request before this one may hold it already (each request holds the same few: the
+        // pseudo-headers, the token, the fields before and after the id).
+        let recent = self.constants.indices.suffix(4)
         let index: Int
         if let held = recent.first(where: { self.constants[$0] === constants }) {
             index = held

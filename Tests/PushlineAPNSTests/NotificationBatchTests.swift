@@ -171,3 +171,70 @@ private final class OutcomeCollector: APNSBatchObserver {
     var outcomes: [Int: [APNSOutcome]] { collected.withLock { $0 } }
     var count: Int { collected.withLock { $0.values.reduce(0) { $0 + $1.count } } }
 }
+
+extension NotificationBatchTests {
+    /// Apple's HPACK rule on the wire, as the server's decoder sees each field, for batches whose
+    /// shared fields change between them (the connection keeps them as constant fields): only
+    /// `apns-id`, `apns-expiration` and `apns-collapse-id` of the connection's first request are
+    /// indexed; every other regular field, and those three afterwards, are literals never
+    /// indexed. Each request carries its own batch's values.
+    @Test func sharedFieldsKeepApplesIndexingRuleAndEachBatchsValues() async throws {
+        let directory = try ProjectPaths.temporaryDirectory("batch-indexing")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let record = directory.appendingPathComponent("requests.jsonl").path
+        let fixture = try await MockFixture.start { $0.recordFile = record }
+        let client = try APNSClientTests().tokenClient(fixture, connections: 1)
+        client.start()
+        let generator = APNSIDGenerator()
+        // (first token, expiration, collapse id, priority) of each batch, sent one after another.
+        let batches: [(Int, Int64?, String?, APNSPriority)] = [
+            (0, 4_102_444_800, "score", .immediate),
+            (10, 4_102_444_801, "score", .immediate),
+            (20, nil, "news", .powerConsiderate),
+            (30, nil, nil, .immediate),
+        ]
+        var sent: [Int: (expiration: Int64?, collapseID: String?, priority: APNSPriority, id: String)] = [:]
+        for (first, expiration, collapseID, priority) in batches {
+            let ids = generator.reserve(4)
+            let batch = APNSNotificationBatch(
+                tokens: APNSDeviceTokens((first..<first + 4).map(APNSClientTests.token)),
+                ids: ids,
+                topic: MockFixture.bundleID,
+                priority: priority,
+                expiration: expiration,
+                collapseID: collapseID,
+                payload: Array(#"{"aps":{"alert":"hello"}}"#.utf8)
+            )
+            for index in 0..<4 { sent[first + index] = (expiration, collapseID, priority, ids.id(at: index)) }
+            let done = Atomic<Int>(0)
+            client.send(batch) { _, _ in done.wrappingAdd(1, ordering: .relaxed) }
+            try await waitUntil("batch at \(first)", timeout: .seconds(30)) { done.load(ordering: .relaxed) >= 4 }
+        }
+        await client.shutdown()
+        try await fixture.stop()
+
+        let lines = try String(contentsOfFile: record, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 16)
+        for line in lines {
+            let request = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let token = try #require(request["token"] as? String)
+            let index = try #require(Int(token, radix: 16))
+            let expected = try #require(sent[index])
+            let headers = try #require(request["headers"] as? [String: String])
+            let neverIndexed = Set(try #require(request["never_indexed"] as? [String]))
+            #expect(headers["apns-id"] == expected.id, "token \(index)")
+            #expect(headers["apns-expiration"] == expected.expiration.map { String($0) }, "token \(index)")
+            #expect(headers["apns-collapse-id"] == expected.collapseID, "token \(index)")
+            #expect(headers["apns-priority"] == expected.priority.headerValue, "token \(index)")
+            #expect(headers["apns-topic"] == MockFixture.bundleID)
+            for name in ["authorization", "apns-push-type", "apns-topic", "apns-priority"] {
+                #expect(neverIndexed.contains(name), "token \(index): \(name) never indexed")
+            }
+            // Stream 1 is the connection's first request.
+            let first = request["stream"] as? Int == 1
+            for name in ["apns-id", "apns-expiration", "apns-collapse-id"] where headers[name] != nil {
+                #expect(neverIndexed.contains(name) == !first, "token \(index): \(name), first request \(first)")
+            }
+        }
+    }
+}
