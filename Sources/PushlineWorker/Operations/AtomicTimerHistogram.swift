@@ -43,15 +43,32 @@ final class AtomicTimerHistogram: TimerHandler, @unchecked Sendable {
     }
 
     func recordNanoseconds(_ duration: Int64) {
-        // The first bound at or above the value (Prometheus buckets are upper-inclusive).
+        counts[bucket(of: duration)].wrappingAdd(1, ordering: .relaxed)
+        sumNanoseconds.wrappingAdd(duration, ordering: .relaxed)
+    }
+
+    /// How many counters a tally of this histogram holds (`TimerTally`): one per bucket.
+    var bucketCount: Int { bounds.count + 1 }
+
+    /// The bucket of a value: the first bound at or above it (Prometheus buckets are
+    /// upper-inclusive), or the last counter when it is above every bound.
+    func bucket(of duration: Int64) -> Int {
         var low = 0
         var high = bounds.count
         while low < high {
             let middle = (low + high) / 2
             if bounds[middle] >= duration { high = middle } else { low = middle + 1 }
         }
-        counts[low].wrappingAdd(1, ordering: .relaxed)
-        sumNanoseconds.wrappingAdd(duration, ordering: .relaxed)
+        return low
+    }
+
+    /// Adds values counted elsewhere (`TimerTally`): `counts[i]` values in bucket `i`, summing to
+    /// `sumNanoseconds`. One atomic add per bucket that has any.
+    func add(counts added: UnsafeBufferPointer<Int>, sumNanoseconds sum: Int64) {
+        for index in added.indices where added[index] != 0 {
+            counts[index].wrappingAdd(added[index], ordering: .relaxed)
+        }
+        sumNanoseconds.wrappingAdd(sum, ordering: .relaxed)
     }
 
     /// This series' lines (no `# TYPE` line: the family writes it once).

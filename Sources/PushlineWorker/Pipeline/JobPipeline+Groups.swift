@@ -49,7 +49,8 @@ extension JobPipeline {
             appMetrics: group.appMetrics,
             laneMetrics: group.laneMetrics,
             received: group.received,
-            now: now.monotonic
+            now: now.monotonic,
+            run: now.run
         )
         var tally = JobTally(expected: 1)
         tally.add(outcome, answeredAt: now.wall)

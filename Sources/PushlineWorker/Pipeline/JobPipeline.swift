@@ -339,7 +339,8 @@ final class JobPipeline: Sendable {
             appMetrics: progress.shared.appMetrics,
             laneMetrics: progress.laneMetrics,
             received: progress.shared.received,
-            now: now.monotonic
+            now: now.monotonic,
+            run: now.run
         )
         progress.tokenFinal(outcome, answeredAt: now.wall)
         let (job, template) = (progress.job, progress.shared.template)
@@ -356,10 +357,13 @@ final class JobPipeline: Sendable {
         publisher.tokenPublished(progress)
     }
 
-    /// The wall-clock and monotonic time of an outcome: in a run, the run's (read once for all
-    /// its outcomes, which end at one moment).
-    func outcomeClocks() -> (wall: Int64, monotonic: MonotonicInstant) {
-        publisher.openBatch?.now(wall: wallClockMilliseconds) ?? (wallClockMilliseconds(), .now)
+    /// The wall-clock and monotonic time of an outcome, and the run it ends in (this thread's
+    /// open batch, nil outside a run): in a run, the run's time (read once for all its outcomes,
+    /// which end at one moment).
+    func outcomeClocks() -> (wall: Int64, monotonic: MonotonicInstant, run: ResultBatch?) {
+        guard let run = publisher.openBatch else { return (wallClockMilliseconds(), .now, nil) }
+        let now = run.now(wall: wallClockMilliseconds)
+        return (now.wall, now.monotonic, run)
     }
 
     /// Whether a token ends with no record here: its pool shut down before a final answer, or a
@@ -370,7 +374,7 @@ final class JobPipeline: Sendable {
 
     /// Which records token `index`'s final outcome has (`OutcomeRecords` decides): whether a
     /// delivery record (the mode may leave it out), and the others. Counts the outcome in the
-    /// metrics.
+    /// metrics (in the run's tally when there is one).
     func tokenRecords(
         job: Job,
         index: Int,
@@ -378,7 +382,8 @@ final class JobPipeline: Sendable {
         appMetrics: WorkerMetrics.AppMetrics,
         laneMetrics: WorkerMetrics.LaneMetrics,
         received: MonotonicInstant,
-        now: MonotonicInstant
+        now: MonotonicInstant,
+        run: ResultBatch?
     ) -> (wantsDelivery: Bool, others: OutcomeRecords) {
         let others = OutcomeRecords.others(
             job: job,
@@ -396,11 +401,16 @@ final class JobPipeline: Sendable {
             status: outcome.status,
             reason: outcome.reasonString,
             attempts: outcome.attempts,
-            endToEndNanoseconds: elapsedNanoseconds
+            endToEndNanoseconds: elapsedNanoseconds,
+            tally: run
         )
-        let queueDelay = elapsedNanoseconds - Int64(outcome.latencyMilliseconds * 1_000_000)
-        queueDelays.add(nanoseconds: queueDelay)
-        metrics.laneQueueDelay(laneMetrics, nanoseconds: queueDelay)
+        let queueDelay = max(0, elapsedNanoseconds - Int64(outcome.latencyMilliseconds * 1_000_000))
+        if let run {
+            run.metrics.queueDelay(queueDelay, lane: laneMetrics.queueDelay, meter: queueDelays)
+        } else {
+            queueDelays.add(nanoseconds: queueDelay)
+            metrics.laneQueueDelay(laneMetrics, nanoseconds: queueDelay)
+        }
         return (OutcomeRecords.wantsDelivery(outcome, rules: rules), others)
     }
 

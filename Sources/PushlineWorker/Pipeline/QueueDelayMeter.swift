@@ -12,6 +12,12 @@ final class QueueDelayMeter: Sendable {
         count.wrappingAdd(1, ordering: .relaxed)
     }
 
+    /// Samples added up elsewhere (`OutcomeMetricsTally`), each already at least 0.
+    func add(totalNanoseconds total: Int64, count added: Int) {
+        totalNanoseconds.wrappingAdd(Int(total), ordering: .relaxed)
+        count.wrappingAdd(added, ordering: .relaxed)
+    }
+
     /// The average since the last call, in seconds; nil when nothing was measured.
     func takeAverage() -> Double? {
         let n = count.exchange(0, ordering: .relaxed)

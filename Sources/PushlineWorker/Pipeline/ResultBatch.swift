@@ -38,6 +38,8 @@ final class ResultBatch: @unchecked Sendable {
     var isOpen = false
     /// True while the batch is being produced (an early produce then waits for that one).
     var isProducing = false
+    /// The run's per-notification metrics, recorded when it ends (`ResultPublisher`).
+    @exclusivity(unchecked) var metrics = OutcomeMetricsTally()
     /// The run's clocks, read once (`now(wall:)`): every outcome of a run ends at one moment.
     private var clocks: (wall: Int64, monotonic: MonotonicInstant)?
 

@@ -26,6 +26,7 @@ extension ResultPublisher: APNSOutcomeScope {
         batch.open()
         body(batch)
         produce(batch)
+        batch.metrics.flush()
         batch.isOpen = false
         if batch.bytes.capacity > Self.batchBytesKept { batch.bytes = JSONWriter(capacity: ResultBatch.initialCapacity) }
     }

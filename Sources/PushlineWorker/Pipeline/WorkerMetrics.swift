@@ -32,8 +32,8 @@ final class WorkerMetrics: Sendable {
     /// tokens record through them, the common outcome (200) without any look-up.
     final class AppMetrics: Sendable {
         let app: String
-        fileprivate let delivered: Counter
-        fileprivate let endToEnd: Timer
+        let delivered: Counter
+        let endToEnd: HistogramTimer
         fileprivate let apnsRetries: Counter
         /// The app's other outcomes' counters seen so far, by status and reason: found by a scan of
         /// a few entries (two integer compares for a short reason) instead of hashing two strings.
@@ -42,7 +42,7 @@ final class WorkerMetrics: Sendable {
         fileprivate init(app: String) {
             self.app = app
             delivered = Counter(label: "pushline_notifications_total", dimensions: [("app", app), ("status", "200"), ("reason", "")])
-            endToEnd = Timer(label: "pushline_end_to_end_latency_seconds", dimensions: [("app", app)], preferredDisplayUnit: .seconds)
+            endToEnd = HistogramTimer(label: "pushline_end_to_end_latency_seconds", dimensions: [("app", app)])
             apnsRetries = Counter(label: "pushline_retries_total", dimensions: [("app", app), ("kind", "apns")])
         }
     }
@@ -53,13 +53,13 @@ final class WorkerMetrics: Sendable {
     /// their first send, and how old a job's record was when its last result went out.
     final class LaneMetrics: Sendable {
         fileprivate let notifications: Counter
-        fileprivate let queueDelay: Timer
+        let queueDelay: HistogramTimer
         fileprivate let resultAge: Timer
 
         fileprivate init(lane: SendLane) {
             let dimensions = [("lane", lane.rawValue)]
             notifications = Counter(label: "pushline_lane_notifications_total", dimensions: dimensions)
-            queueDelay = Timer(label: "pushline_lane_queue_delay_seconds", dimensions: dimensions, preferredDisplayUnit: .seconds)
+            queueDelay = HistogramTimer(label: "pushline_lane_queue_delay_seconds", dimensions: dimensions)
             resultAge = Timer(label: "pushline_lane_result_age_seconds", dimensions: dimensions, preferredDisplayUnit: .seconds)
         }
     }
@@ -94,16 +94,29 @@ final class WorkerMetrics: Sendable {
         }
     }
 
-    func notification(_ app: AppMetrics, status: Int, reason: String?, attempts: Int, endToEndNanoseconds: Int64) {
+    /// A notification's final outcome. In a run (`tally`), the common metrics are counted there
+    /// and recorded when the run ends.
+    func notification(
+        _ app: AppMetrics,
+        status: Int,
+        reason: String?,
+        attempts: Int,
+        endToEndNanoseconds: Int64,
+        tally: ResultBatch? = nil
+    ) {
         if status == 200 && reason == nil {
-            app.delivered.increment()
+            if let tally { tally.metrics.delivered(app.delivered) } else { app.delivered.increment() }
         } else {
             counter(app, status: status, reason: reason ?? "").increment()
         }
         if attempts > 1 {
             app.apnsRetries.increment(by: attempts - 1)
         }
-        app.endToEnd.recordNanoseconds(endToEndNanoseconds)
+        if let tally {
+            tally.metrics.endToEnd(endToEndNanoseconds, in: app.endToEnd)
+        } else {
+            app.endToEnd.recordNanoseconds(endToEndNanoseconds)
+        }
     }
 
     /// The counter of `app`'s notifications that ended with `status` and `reason`.

@@ -1,0 +1,36 @@
+/// Values of one timer counted in place and recorded together (`flush()`): the outcomes of a run
+/// record their durations with one atomic add per bucket they fall in, instead of two atomic adds
+/// per value on counters every event-loop thread shares. A value for another timer records what
+/// was counted first. One thread's (a `ResultBatch`'s).
+struct TimerTally {
+    private var timer: HistogramTimer?
+    /// Values per bucket of `timer`'s histogram, their sum, and how many.
+    private var counts: [Int] = []
+    private var sum: Int64 = 0
+    private var recorded = 0
+
+    mutating func record(_ nanoseconds: Int64, in timer: HistogramTimer) {
+        guard let histogram = timer.histogram else {
+            timer.recordNanoseconds(nanoseconds)
+            return
+        }
+        if self.timer !== timer {
+            flush()
+            self.timer = timer
+            counts.removeAll(keepingCapacity: true)
+            counts.append(contentsOf: repeatElement(0, count: histogram.bucketCount))
+        }
+        counts[histogram.bucket(of: nanoseconds)] += 1
+        sum &+= nanoseconds
+        recorded += 1
+    }
+
+    /// Records what was counted.
+    mutating func flush() {
+        guard recorded > 0, let histogram = timer?.histogram else { return }
+        counts.withUnsafeBufferPointer { histogram.add(counts: $0, sumNanoseconds: sum) }
+        for index in counts.indices { counts[index] = 0 }
+        sum = 0
+        recorded = 0
+    }
+}
