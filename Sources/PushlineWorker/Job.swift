@@ -5,29 +5,85 @@ import PushlineAPNSCore
 ///
 /// `payload` holds the job's payload bytes exactly as they appeared in the record.
 public struct Job: Sendable, Hashable {
-    public var id: String
+    /// The fields, in one immutable allocation every copy shares: the pipeline copies a job into
+    /// its progress, its group members and its records' template, and a copy costs one retain
+    /// instead of one per field (ten of them). Setting a field makes a new box; only the decoder
+    /// and tests set fields.
+    private var box: Box
+
+    public var id: String {
+        get { box.contents.id }
+        set { update { $0.id = newValue } }
+    }
     /// The device tokens' bytes, as the record gave them (no `String` per token).
-    public var deviceTokens: APNSDeviceTokens
+    public var deviceTokens: APNSDeviceTokens {
+        get { box.contents.deviceTokens }
+        set { update { $0.deviceTokens = newValue } }
+    }
     /// The device tokens as strings (made on each read; the pipeline uses `deviceTokens`).
     public var tokens: [String] {
         get { (0..<deviceTokens.count).map { deviceTokens.token(at: $0) } }
         set { deviceTokens = APNSDeviceTokens(newValue) }
     }
     /// The broadcast channel; nil for a job to device tokens.
-    public var channelID: String?
-    public var app: String
-    public var topic: String
-    public var pushType: APNSPushType
-    public var priority: APNSPriority
+    public var channelID: String? {
+        get { box.contents.channelID }
+        set { update { $0.channelID = newValue } }
+    }
+    public var app: String {
+        get { box.contents.app }
+        set { update { $0.app = newValue } }
+    }
+    public var topic: String {
+        get { box.contents.topic }
+        set { update { $0.topic = newValue } }
+    }
+    public var pushType: APNSPushType {
+        get { box.contents.pushType }
+        set { update { $0.pushType = newValue } }
+    }
+    public var priority: APNSPriority {
+        get { box.contents.priority }
+        set { update { $0.priority = newValue } }
+    }
     /// `apns-expiration`, unix seconds.
-    public var expiration: Int64?
-    public var collapseID: String?
-    public var payload: [UInt8]
+    public var expiration: Int64? {
+        get { box.contents.expiration }
+        set { update { $0.expiration = newValue } }
+    }
+    public var collapseID: String? {
+        get { box.contents.collapseID }
+        set { update { $0.collapseID = newValue } }
+    }
+    public var payload: [UInt8] {
+        get { box.contents.payload }
+        set { update { $0.payload = newValue } }
+    }
     /// Not sent, nor retried, after this (unix milliseconds).
-    public var deadlineMilliseconds: Int64?
+    public var deadlineMilliseconds: Int64? {
+        get { box.contents.deadlineMilliseconds }
+        set { update { $0.deadlineMilliseconds = newValue } }
+    }
     /// The sender's own `meta` object, its bytes exactly as they appeared in the record; copied
     /// into every result record of the job. Nil when the job has none.
-    public var meta: [UInt8]?
+    public var meta: [UInt8]? {
+        get { box.contents.meta }
+        set { update { $0.meta = newValue } }
+    }
+
+    private mutating func update(_ change: (inout Contents) -> Void) {
+        var contents = box.contents
+        change(&contents)
+        box = Box(contents)
+    }
+
+    public static func == (a: Job, b: Job) -> Bool {
+        a.box === b.box || a.box.contents == b.box.contents
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        box.contents.hash(into: &hasher)
+    }
 
     public init(
         id: String,
@@ -73,18 +129,22 @@ public struct Job: Sendable, Hashable {
         channelID: String? = nil,
         meta: [UInt8]? = nil
     ) {
-        self.id = id
-        self.deviceTokens = deviceTokens
-        self.channelID = channelID
-        self.app = app
-        self.topic = topic
-        self.pushType = pushType
-        self.priority = priority
-        self.expiration = expiration
-        self.collapseID = collapseID
-        self.payload = payload
-        self.deadlineMilliseconds = deadlineMilliseconds
-        self.meta = meta
+        box = Box(
+            Contents(
+                id: id,
+                deviceTokens: deviceTokens,
+                channelID: channelID,
+                app: app,
+                topic: topic,
+                pushType: pushType,
+                priority: priority,
+                expiration: expiration,
+                collapseID: collapseID,
+                payload: payload,
+                deadlineMilliseconds: deadlineMilliseconds,
+                meta: meta
+            )
+        )
     }
 
     /// What each result of the job is about: its device tokens, or its one channel.

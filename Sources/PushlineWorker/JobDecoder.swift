@@ -83,9 +83,7 @@ public struct JobDecoder: Sendable {
             throw rejection
         }
         do {
-            var job = try decodeRest(id: id, bytes: bytes, fields: fields, string: string, integer: integer)
-            job.meta = meta
-            return job
+            return try decodeRest(id: id, meta: meta, bytes: bytes, fields: fields, string: string, integer: integer)
         } catch var rejection as JobRejection {
             rejection.jobID = id
             rejection.meta = meta
@@ -106,6 +104,7 @@ public struct JobDecoder: Sendable {
 
     private func decodeRest(
         id: String,
+        meta: [UInt8]?,
         bytes: UnsafeBufferPointer<UInt8>,
         fields: JobFields,
         string: (String) throws -> String?,
@@ -208,7 +207,8 @@ public struct JobDecoder: Sendable {
             collapseID: collapseID,
             payload: payload,
             deadlineMilliseconds: deadline,
-            channelID: channelID
+            channelID: channelID,
+            meta: meta
         )
     }
 

@@ -1,0 +1,28 @@
+import PushlineAPNSCore
+
+extension Job {
+    /// A job's fields (`Job` reads them through its box).
+    struct Contents: Sendable, Hashable {
+        var id: String
+        var deviceTokens: APNSDeviceTokens
+        var channelID: String?
+        var app: String
+        var topic: String
+        var pushType: APNSPushType
+        var priority: APNSPriority
+        var expiration: Int64?
+        var collapseID: String?
+        var payload: [UInt8]
+        var deadlineMilliseconds: Int64?
+        var meta: [UInt8]?
+    }
+
+    /// The one allocation a job's copies share; immutable.
+    final class Box: Sendable {
+        let contents: Contents
+
+        init(_ contents: Contents) {
+            self.contents = contents
+        }
+    }
+}
