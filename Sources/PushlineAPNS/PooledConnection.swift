@@ -358,11 +358,11 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
                 // The fields go straight from the immutable notification into the session's header
                 // block: no header array, no request value, no copy of the notification.
                 let streamID: Int32
-                if let shared = batch.shared {
-                    let regular = sharedFields.fields(of: batch.prototype!, firstOnConnection: firstOnConnection)
+                if batch.isShared {
+                    let regular = sharedFields.fields(of: batch, firstOnConnection: firstOnConnection)
                     streamID = try handler.submit(tag: tag, body: batch.body(at: request.index)) { block in
                         Self.writeHeaders(
-                            of: shared,
+                            of: batch,
                             index: request.index,
                             pseudoHeaders: pseudoHeaders,
                             authorization: authorization,
@@ -428,7 +428,7 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
     /// own (from the batch's bytes: no string for either); every other field is a constant
     /// field (`regular`: those before the id and those after it, `SharedHeaderFields`).
     private static func writeHeaders(
-        of batch: APNSNotificationBatch,
+        of batch: RequestBatch,
         index: Int,
         pseudoHeaders: HTTP2ConstantFields,
         authorization: HTTP2ConstantFields?,
@@ -441,7 +441,7 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
         }
         if let authorization { block.append(authorization) }
         block.append(regular.leading)
-        batch.ids.withID(at: index) { id in
+        batch.ids!.withID(at: index) { id in
             block.append(APNSRequestHeaders.deviceIDHeader, valueBytes: id, neverIndex: regular.idNeverIndexed)
         }
         if let trailing = regular.trailing { block.append(trailing) }
@@ -517,11 +517,11 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
         guard let object = tag.object else { return headers.first(named: APNSRequestHeaders.deviceIDHeader) }
         let batch = unsafeDowncast(object, to: RequestBatch.self)
         let index = StreamTagging.index(tag.id)
-        guard batch.shared != nil else {
+        guard let ids = batch.ids else {
             return headers.first(named: APNSRequestHeaders.deviceIDHeader, reusing: batch.notifications[index].apnsID)
                 ?? headers.first(named: "apns-request-id")
         }
-        let comparison = batch.shared!.ids.withID(at: index) {
+        let comparison = ids.withID(at: index) {
             headers.compare(named: APNSRequestHeaders.deviceIDHeader, with: $0)
         }
         switch comparison {

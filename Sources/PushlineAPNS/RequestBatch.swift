@@ -10,10 +10,12 @@ import PushlineHTTP2
 final class RequestBatch: Sendable {
     /// Notifications given one by one (empty for a shared batch).
     let notifications: [APNSNotification]
-    /// A batch that shares everything but tokens and ids, and its shared part as a notification
-    /// (`APNSNotificationBatch.prototype`) for the header rules; nil for notifications given one
-    /// by one. Stored properties, read in place: a request copies nothing of them.
-    let shared: APNSNotificationBatch?
+    /// For a batch that shares everything but tokens and ids (`APNSNotificationBatch`): its
+    /// tokens and ids, and its shared part as a notification (`APNSNotificationBatch.prototype`)
+    /// for the header rules; nil ids and prototype for notifications given one by one. Stored
+    /// apart, read in place: a request copies none of the batch's other fields.
+    let tokens: APNSDeviceTokens
+    let ids: APNSIDBlock?
     let prototype: APNSNotification?
     let count: Int
     /// The one payload of every request when it is shared; nil when the notifications' own
@@ -39,7 +41,8 @@ final class RequestBatch: Sendable {
         completion: Completion
     ) {
         self.notifications = notifications
-        shared = nil
+        tokens = APNSDeviceTokens()
+        ids = nil
         prototype = nil
         count = notifications.count
         self.options = options
@@ -59,7 +62,8 @@ final class RequestBatch: Sendable {
         completion: Completion
     ) {
         notifications = []
-        shared = batch
+        tokens = batch.tokens
+        ids = batch.ids
         prototype = batch.prototype
         count = batch.count
         sharedBody = batch.payload
@@ -67,6 +71,9 @@ final class RequestBatch: Sendable {
         self.created = created
         self.completion = completion
     }
+
+    /// Whether the requests share everything but tokens and ids (`APNSNotificationBatch`).
+    var isShared: Bool { ids != nil }
 
     /// The request body of notification `index`.
     func body(at index: Int) -> HTTP2RequestBody {

@@ -32,6 +32,11 @@ struct SharedHeaderFields {
 
     private var leading: Leading?
     private var trailing: Trailing?
+    /// The batch the fields were last asked for, and whether for a connection's first request:
+    /// the next request of the same batch (the usual case) gets them without a look at its
+    /// values. Held, so its identity is not reused meanwhile.
+    private var lastBatch: RequestBatch?
+    private var lastFirstOnConnection = false
 
     init() {}
 
@@ -43,8 +48,18 @@ struct SharedHeaderFields {
         var trailing: HTTP2ConstantFields?
     }
 
+    /// The fields of a shared batch's requests around their ids.
+    mutating func fields(of batch: RequestBatch, firstOnConnection: Bool) -> Fields {
+        if batch === lastBatch, firstOnConnection == lastFirstOnConnection, let leading, let trailing {
+            return Fields(leading: leading.fields, idNeverIndexed: trailing.idNeverIndexed, trailing: trailing.fields)
+        }
+        lastBatch = batch
+        lastFirstOnConnection = firstOnConnection
+        return fields(of: batch.prototype!, firstOnConnection: firstOnConnection)
+    }
+
     /// The fields of `prototype` (a device notification) around its id.
-    mutating func fields(of prototype: APNSNotification, firstOnConnection: Bool) -> Fields {
+    private mutating func fields(of prototype: APNSNotification, firstOnConnection: Bool) -> Fields {
         if let leading, let trailing, leading.pushType == prototype.pushType, leading.priority == prototype.priority,
             leading.topic == prototype.topic, trailing.firstOnConnection == firstOnConnection,
             trailing.expiration == prototype.expiration, trailing.collapseID == prototype.collapseID

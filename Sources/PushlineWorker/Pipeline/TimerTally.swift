@@ -3,31 +3,37 @@
 /// per value on counters every event-loop thread shares. A value for another timer records what
 /// was counted first. One thread's (a `ResultBatch`'s).
 struct TimerTally {
+    /// The timer counted for; held, which keeps `histogram` alive.
     private var timer: HistogramTimer?
-    /// Values per bucket of `timer`'s histogram, their sum, and how many.
+    private var timerID: ObjectIdentifier?
+    /// `timer`'s histogram, reached without a retain per value.
+    private unowned(unsafe) var histogram: AtomicTimerHistogram?
+    /// Values per bucket of `histogram`, their sum, and how many.
     private var counts: [Int] = []
     private var sum: Int64 = 0
     private var recorded = 0
 
     mutating func record(_ nanoseconds: Int64, in timer: HistogramTimer) {
-        guard let histogram = timer.histogram else {
-            timer.recordNanoseconds(nanoseconds)
-            return
-        }
-        if self.timer !== timer {
+        if ObjectIdentifier(timer) != timerID {
+            guard let histogram = timer.histogram else {
+                timer.recordNanoseconds(nanoseconds)
+                return
+            }
             flush()
             self.timer = timer
+            timerID = ObjectIdentifier(timer)
+            self.histogram = histogram
             counts.removeAll(keepingCapacity: true)
             counts.append(contentsOf: repeatElement(0, count: histogram.bucketCount))
         }
-        counts[histogram.bucket(of: nanoseconds)] += 1
+        counts[histogram.unsafelyUnwrapped.bucket(of: nanoseconds)] += 1
         sum &+= nanoseconds
         recorded += 1
     }
 
     /// Records what was counted.
     mutating func flush() {
-        guard recorded > 0, let histogram = timer?.histogram else { return }
+        guard recorded > 0, let histogram else { return }
         counts.withUnsafeBufferPointer { histogram.add(counts: $0, sumNanoseconds: sum) }
         for index in counts.indices { counts[index] = 0 }
         sum = 0
