@@ -100,4 +100,20 @@ import Testing
                 == #"{"type":"job_done","job_id":"c42-17","app":"default","tokens":1,"counts":{"410 Unregistered":1},"attempts":1,"first_sent":4,"last_answer":5,"latency_ms":{"p50":1.0,"max":1.0},"source":{"topic":"push.jobs","partition":1,"offset":9}}"#
         )
     }
+
+    /// A first delivered outcome shares one array among tallies (no allocation of its own): each
+    /// tally's counts stay its own as they grow.
+    @Test func talliesThatStartDeliveredKeepTheirOwnCounts() {
+        var first = JobTally()
+        var second = JobTally()
+        first.add(status: 200, reason: nil, attempts: 1, latencyMilliseconds: 1, heldMilliseconds: nil, answeredAt: 10)
+        second.add(status: 200, reason: nil, attempts: 1, latencyMilliseconds: 1, heldMilliseconds: nil, answeredAt: 10)
+        first.add(status: 200, reason: nil, attempts: 1, latencyMilliseconds: 1, heldMilliseconds: nil, answeredAt: 11)
+        second.add(status: 410, reason: "Unregistered", attempts: 1, latencyMilliseconds: 1, heldMilliseconds: nil, answeredAt: 11)
+        #expect(first.counts == [.init(status: 200, reason: nil, count: 2)])
+        #expect(second.counts == [.init(status: 200, reason: nil, count: 1), .init(status: 410, reason: "Unregistered", count: 1)])
+        var third = JobTally()
+        third.add(status: 200, reason: nil, attempts: 1, latencyMilliseconds: 1, heldMilliseconds: nil, answeredAt: 12)
+        #expect(third.counts == [.init(status: 200, reason: nil, count: 1)])
+    }
 }

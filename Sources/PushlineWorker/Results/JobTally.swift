@@ -19,6 +19,9 @@ struct JobTally: Sendable, Hashable {
     private var latencies: [Double] = []
     private var latencyMax = 0.0
 
+    /// The counts of one delivered notification (a single-token job's, mostly), made once.
+    private static let oneDelivered: [ResultRecord.JobDone.Count] = [.init(status: 200, reason: nil, count: 1)]
+
     init(expected: Int = 0) {
         if expected > 2 { latencies.reserveCapacity(expected) }
     }
@@ -47,6 +50,9 @@ struct JobTally: Sendable, Hashable {
     ) {
         if let index = counts.firstIndex(where: { $0.status == status && $0.reason == reason }) {
             counts[index].count += 1
+        } else if counts.isEmpty && status == 200 && reason == nil {
+            // A single-token job's usual tally: one shared array, no allocation of its own.
+            counts = Self.oneDelivered
         } else {
             counts.append(.init(status: status, reason: reason, count: 1))
         }
