@@ -9,7 +9,8 @@ final class APNSMetrics: Sendable {
     private let responses = Mutex<[ResponseKey: Counter]>([:])
     /// The common answer, counted without a look-up.
     private let ok: Counter
-    private let latency: Timer
+    /// Per answer; a connection counts a read batch's in place (`TimerTally`).
+    let latency: HistogramTimer
     private let refreshes: Counter
     private let resends: Counter
     private let heldGauge: Gauge
@@ -24,7 +25,7 @@ final class APNSMetrics: Sendable {
     ///   the actual rate is `rate(pushline_apns_responses_total)`.
     init(app: String, maxRate: Int? = nil) {
         self.app = app
-        latency = Timer(label: "pushline_apns_latency_seconds", dimensions: [("app", app)], preferredDisplayUnit: .seconds)
+        latency = HistogramTimer(label: "pushline_apns_latency_seconds", dimensions: [("app", app)])
         refreshes = Counter(label: "pushline_jwt_refreshes_total", dimensions: [("app", app)])
         resends = Counter(label: "pushline_apns_free_resends_total", dimensions: [("app", app)])
         ok = Counter(label: "pushline_apns_responses_total", dimensions: [("app", app), ("status", "200"), ("reason", "")])
@@ -34,12 +35,13 @@ final class APNSMetrics: Sendable {
         Gauge(label: "pushline_app_max_rate", dimensions: [("app", app)]).record(maxRate ?? 0)
     }
 
-    func response(status: Int, reason: String?, latencyNanoseconds: Int64) {
-        latency.recordNanoseconds(latencyNanoseconds)
-        if status == 200 && reason == nil {
-            ok.increment()
-            return
-        }
+    /// `count` answers 200 with no reason (a connection's read batch, counted in place).
+    func okResponses(_ count: Int) {
+        ok.increment(by: count)
+    }
+
+    /// An answer that is not a plain 200.
+    func otherResponse(status: Int, reason: String?) {
         let key = ResponseKey(status: status, reason: reason ?? "")
         let counter = responses.withLock { cache in
             if let counter = cache[key] { return counter }

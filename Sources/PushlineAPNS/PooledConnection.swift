@@ -63,6 +63,10 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
     /// (its answers are handled one after another within microseconds), and let go when the
     /// batch is reported.
     @exclusivity(unchecked) private var batchAnsweredAt: MonotonicInstant?
+    /// The batch's answers for the metrics, counted in place and recorded when it is reported:
+    /// plain 200s, and every answer's latency.
+    @exclusivity(unchecked) private var answeredOK = 0
+    @exclusivity(unchecked) private var latencies = TimerTally()
     /// A report is with the pool: what the pool asks of this connection meanwhile waits in
     /// `afterReport`, and runs once the report returned.
     @exclusivity(unchecked) private var reporting = false
@@ -447,12 +451,18 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
         if let trailing = regular.trailing { block.append(trailing) }
     }
 
-    /// Reports the streams that ended since the last call, in one event. The batch is taken out
+    /// Records the batch's answers in the metrics, then reports the streams that ended since the
+    /// last call, in one event. The batch is taken out
     /// before the pool hears of it and put back empty afterwards (the pool keeps nothing of it,
     /// so its storage is reused); only then do the requests the pool handed back start, whose
     /// ends make the next batch.
     private func reportEnded() {
         batchAnsweredAt = nil
+        if answeredOK > 0 {
+            settings.metrics.okResponses(answeredOK)
+            answeredOK = 0
+        }
+        latencies.flush()
         guard !ended.isEmpty else { return }
         var batch: [StreamEnded] = []
         swap(&batch, &ended)
@@ -495,7 +505,12 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
             let answeredAt = batchAnsweredAt ?? MonotonicInstant.now
             batchAnsweredAt = answeredAt
             let latency = answeredAt.nanoseconds(since: sentAt)
-            settings.metrics.response(status: response.status, reason: response.reason?.rawValue, latencyNanoseconds: latency)
+            latencies.record(latency, in: settings.metrics.latency)
+            if response.status == 200 && response.reason == nil {
+                answeredOK += 1
+            } else {
+                settings.metrics.otherResponse(status: response.status, reason: response.reason?.rawValue)
+            }
             ended.append(StreamEnded(id: id, sentAt: sentAt, tokenGeneration: generation, end: .response(response)))
         case .failure(let error):
             let end: StreamEnd

@@ -92,6 +92,16 @@ import Testing
         #expect(
             metrics.contains(#"pushline_notifications_total{app="default",status="200",reason=""} \#(tokens.count - expectedDead.count)"#)
         )
+        // Every answer once in the client's metrics too (a read batch's are counted in place, then
+        // recorded), and every token's latencies.
+        #expect(
+            metrics.contains(#"pushline_apns_responses_total{app="default",status="410",reason="Unregistered"} \#(expectedDead.count)"#)
+        )
+        #expect(
+            metrics.contains(#"pushline_apns_responses_total{app="default",status="200",reason=""} \#(tokens.count - expectedDead.count)"#)
+        )
+        #expect(metrics.contains(#"pushline_apns_latency_seconds_count{app="default"} \#(tokens.count)"#))
+        #expect(metrics.contains(#"pushline_end_to_end_latency_seconds_count{app="default"} \#(tokens.count)"#))
         // jemalloc's account of the heap, sampled every 250 ms: something allocated, and no more
         // than the allocator holds in RAM.
         func gauge(_ name: String) -> Double? {

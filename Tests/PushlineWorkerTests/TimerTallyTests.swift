@@ -1,5 +1,6 @@
 import CoreMetrics
 import Prometheus
+import PushlineAPNS
 import Testing
 
 @testable import PushlineWorker

@@ -1,5 +1,6 @@
 import CoreMetrics
 import Prometheus
+import PushlineAPNS
 import Synchronization
 
 /// A Prometheus histogram of durations that records with three relaxed atomic adds and no lock.
@@ -14,7 +15,7 @@ import Synchronization
 ///
 /// A scrape reads the counters one by one while records go on, so `_sum` may include a record
 /// the buckets do not yet show; `_count` is always the `+Inf` bucket.
-final class AtomicTimerHistogram: TimerHandler, @unchecked Sendable {
+final class AtomicTimerHistogram: BucketedTimerHandler, @unchecked Sendable {
     // @unchecked Sendable: the bounds and labels are immutable, and the counters are atomics in
     // storage this object allocates in init and frees in deinit.
     let name: String

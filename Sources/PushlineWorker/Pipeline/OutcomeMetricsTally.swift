@@ -1,4 +1,5 @@
 import Metrics
+import PushlineAPNS
 
 /// The per-notification metrics of one run of outcomes (`ResultBatch`), added up while the run
 /// lasts and recorded when it ends (`flush()`): delivered notifications, end-to-end latency, and
