@@ -66,7 +66,7 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
     /// The batch's answers for the metrics, counted in place and recorded when it is reported:
     /// plain 200s, and every answer's latency.
     @exclusivity(unchecked) private var answeredOK = 0
-    @exclusivity(unchecked) private var latencies = TimerTally()
+    private let latencies = TimerTally()
     /// A report is with the pool: what the pool asks of this connection meanwhile waits in
     /// `afterReport`, and runs once the report returned.
     @exclusivity(unchecked) private var reporting = false

@@ -47,7 +47,7 @@ import Testing
     }
 
     /// A run's records wait until the run ends, then go to librdkafka together: each token's
-    /// `tokenPublished()` runs only once its record is handed over (a job's `job_done` must follow
+    /// `tokensPublished(_:)` runs only once its record is handed over (a job's `job_done` must follow
     /// its deliveries), and every record is acknowledged.
     @Test func aRunProducesItsRecordsWhenItEnds() async throws {
         let (producer, publisher, retries) = try Self.mockPublisher()
@@ -65,7 +65,7 @@ import Testing
             #expect(producer.outstandingCount < total, "nothing produced inside the run")
             #expect(delivery.published.isEmpty)
         }
-        // Each tokenPublished() saw every record of the run produced (outstanding or acknowledged).
+        // Each token published saw every record of the run produced (outstanding or acknowledged).
         #expect(delivery.published.count == total)
         #expect(delivery.published.allSatisfy { $0 >= total }, "\(delivery.published)")
         try await waitUntil("\(total) acknowledgements", timeout: .seconds(30)) { delivery.acknowledgements == total }
@@ -130,7 +130,7 @@ import Testing
     }
 }
 
-/// Counts acknowledgements, and at each `tokenPublished()` how many records were produced by then
+/// Counts acknowledgements, and for each token published how many records were produced by then
 /// (outstanding in librdkafka, or acknowledged).
 private final class CountingDelivery: ResultDelivery, @unchecked Sendable {
     private let state = Mutex<(acknowledged: Int, published: [Int])>((0, []))
@@ -145,9 +145,9 @@ private final class CountingDelivery: ResultDelivery, @unchecked Sendable {
         state.withLock { $0.acknowledged += 1 }
     }
 
-    override func tokenPublished() {
+    override func tokensPublished(_ count: Int) {
         let produced = outstanding()
-        state.withLock { $0.published.append(produced + $0.acknowledged) }
+        state.withLock { $0.published.append(contentsOf: repeatElement(produced + $0.acknowledged, count: count)) }
     }
 
     var acknowledgements: Int { state.withLock { $0.acknowledged } }

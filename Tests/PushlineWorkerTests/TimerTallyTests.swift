@@ -16,7 +16,7 @@ import Testing
         }
         let (plain, counted) = (timers(direct), timers(tallied))
         #expect(counted.allSatisfy { $0.histogram != nil })
-        var tally = TimerTally()
+        let tally = TimerTally()
         for (index, value) in AtomicTimerHistogramTests.values.enumerated() {
             // Runs of one timer, then the other; a flush now and then, as runs end.
             let timer = index / 4 % 2
@@ -42,7 +42,7 @@ import Testing
             factory: PrometheusMetricsFactory(registry: reference)
         )
         #expect(timer.histogram == nil)
-        var tally = TimerTally()
+        let tally = TimerTally()
         tally.record(3_000_000, in: timer)
         #expect(reference.emitToString().contains("pushline_test_latency_seconds_count 1\n"))
     }

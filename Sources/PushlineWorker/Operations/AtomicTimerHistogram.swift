@@ -48,12 +48,12 @@ final class AtomicTimerHistogram: BucketedTimerHandler, @unchecked Sendable {
         sumNanoseconds.wrappingAdd(duration, ordering: .relaxed)
     }
 
-    /// How many counters a tally of this histogram holds (`TimerTally`): one per bucket.
-    var bucketCount: Int { bounds.count + 1 }
+    /// The bounds in nanoseconds (`BucketedTimerHandler`: a tally searches them itself).
+    var bucketBounds: [Int64] { bounds }
 
     /// The bucket of a value: the first bound at or above it (Prometheus buckets are
     /// upper-inclusive), or the last counter when it is above every bound.
-    func bucket(of duration: Int64) -> Int {
+    private func bucket(of duration: Int64) -> Int {
         var low = 0
         var high = bounds.count
         while low < high {

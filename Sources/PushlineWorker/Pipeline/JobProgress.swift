@@ -76,17 +76,17 @@ final class JobProgress: ResultDelivery, APNSBatchObserver, @unchecked Sendable 
         tally.withLock { $0.add(outcome, answeredAt: answeredAt) }
     }
 
-    /// A token's records are published (or it has none to publish): after the last token, the
-    /// job's `job_done` is.
-    override func tokenPublished() {
-        outcomeKnown()
+    /// `count` tokens' records are published (or they have none to publish): after the last
+    /// token, the job's `job_done` is.
+    override func tokensPublished(_ count: Int) {
+        outcomeKnown(count)
     }
 
     /// A token that will get no record here (its pool shut down first, or its work was withdrawn
     /// in a revoke): it leaves the in-flight count, and the job is never done.
     func tokenAbandoned() {
         abandoned.store(true, ordering: .releasing)
-        outcomeKnown()
+        outcomeKnown(1)
         acknowledgementEnded()
     }
 
@@ -96,8 +96,8 @@ final class JobProgress: ResultDelivery, APNSBatchObserver, @unchecked Sendable 
         acknowledgementEnded()
     }
 
-    private func outcomeKnown() {
-        guard undecided.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue == 0 else { return }
+    private func outcomeKnown(_ count: Int) {
+        guard undecided.wrappingSubtract(count, ordering: .acquiringAndReleasing).newValue == 0 else { return }
         if abandoned.load(ordering: .acquiring) {
             // No job_done: the group's next owner redoes the job.
             acknowledgementEnded()

@@ -8,17 +8,20 @@ import PushlineAPNS
 /// notification. A value for another app or lane records what was counted first.
 struct OutcomeMetricsTally {
     private var delivered: Counter?
+    private var deliveredID: ObjectIdentifier?
     private var deliveredCount = 0
-    private var endToEnd = TimerTally()
-    private var laneQueueDelay = TimerTally()
+    private let endToEnd = TimerTally()
+    private let laneQueueDelay = TimerTally()
     private var queueDelays: QueueDelayMeter?
+    private var queueDelaysID: ObjectIdentifier?
     private var queueDelayTotal: Int64 = 0
     private var queueDelayCount = 0
 
     mutating func delivered(_ counter: Counter) {
-        if delivered !== counter {
+        if ObjectIdentifier(counter) != deliveredID {
             flushDelivered()
             delivered = counter
+            deliveredID = ObjectIdentifier(counter)
         }
         deliveredCount += 1
     }
@@ -30,9 +33,10 @@ struct OutcomeMetricsTally {
     /// A notification's queue delay, for its lane's histogram and for `meter`'s average.
     mutating func queueDelay(_ nanoseconds: Int64, lane: HistogramTimer, meter: QueueDelayMeter) {
         laneQueueDelay.record(nanoseconds, in: lane)
-        if queueDelays !== meter {
+        if ObjectIdentifier(meter) != queueDelaysID {
             flushQueueDelays()
             queueDelays = meter
+            queueDelaysID = ObjectIdentifier(meter)
         }
         queueDelayTotal &+= nanoseconds
         queueDelayCount += 1

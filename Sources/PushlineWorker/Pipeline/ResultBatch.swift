@@ -6,7 +6,7 @@ import PushlineKafka
 /// in one librdkafka call per topic. A record here costs no array and no produce call of its own,
 /// and librdkafka reads its clocks and locks its topic once per run.
 ///
-/// A token's `tokenPublished()` waits here (`afterProduce`) until its records are produced: a
+/// A token's `tokensPublished(_:)` waits here (`afterProduce`) until its records are produced: a
 /// job's `job_done` follows its deliveries in their partition even when its tokens end in runs
 /// on different threads.
 final class ResultBatch: @unchecked Sendable {
@@ -31,9 +31,10 @@ final class ResultBatch: @unchecked Sendable {
     /// Every record's key and value, back to back.
     @exclusivity(unchecked) var bytes = JSONWriter(capacity: ResultBatch.initialCapacity)
     @exclusivity(unchecked) private(set) var entries: [Entry] = []
-    /// Tokens whose `tokenPublished()` waits for their records to be produced.
-    private(set) var afterProduce: [ResultDelivery] = []
-    private var spareAfterProduce: [ResultDelivery] = []
+    /// Tokens whose `tokensPublished(_:)` waits for their records to be produced.
+    /// Consecutive tokens of one delivery (a job's tokens in one run) share an entry.
+    private(set) var afterProduce: [(delivery: ResultDelivery, count: Int)] = []
+    private var spareAfterProduce: [(delivery: ResultDelivery, count: Int)] = []
     /// True while a run is open on this thread.
     var isOpen = false
     /// True while the batch is being produced (an early produce then waits for that one).
@@ -76,9 +77,13 @@ final class ResultBatch: @unchecked Sendable {
         )
     }
 
-    /// `progress.tokenPublished()` runs once the records added so far are produced.
+    /// `progress.tokensPublished(_:)` runs once the records added so far are produced.
     func afterProduce(_ progress: ResultDelivery) {
-        afterProduce.append(progress)
+        if let last = afterProduce.indices.last, afterProduce[last].delivery === progress {
+            afterProduce[last].count += 1
+        } else {
+            afterProduce.append((progress, 1))
+        }
     }
 
     var isEmpty: Bool { entries.isEmpty && afterProduce.isEmpty }
@@ -95,10 +100,10 @@ final class ResultBatch: @unchecked Sendable {
         bytes.removeAll()
     }
 
-    /// Runs the waiting `tokenPublished()` calls (which may add records: a job's `job_done`).
+    /// Runs the waiting `tokensPublished(_:)` calls (which may add records: a job's `job_done`).
     func runAfterProduce() {
         swap(&afterProduce, &spareAfterProduce)
-        for progress in spareAfterProduce { progress.tokenPublished() }
+        for entry in spareAfterProduce { entry.delivery.tokensPublished(entry.count) }
         spareAfterProduce.removeAll(keepingCapacity: true)
     }
 }

@@ -20,10 +20,10 @@ class ResultDelivery: KafkaDelivery, @unchecked Sendable {
         preconditionFailure("\(type(of: self)) must override acknowledged()")
     }
 
-    /// A token's records are handed to the producer (`ResultBatch.afterProduce`): a delivery that
-    /// follows its tokens' publishing overrides this.
-    func tokenPublished() {
-        preconditionFailure("\(type(of: self)) must override tokenPublished() to wait in a batch")
+    /// `count` tokens' records are handed to the producer (`ResultBatch.afterProduce`): a delivery
+    /// that follows its tokens' publishing overrides this.
+    func tokensPublished(_ count: Int) {
+        preconditionFailure("\(type(of: self)) must override tokensPublished(_:) to wait in a batch")
     }
 
     final override func delivered(_ result: Result<DeliveryReport, KafkaError>) {

@@ -41,9 +41,9 @@ extension ResultPublisher: APNSOutcomeScope {
         if batch.count >= Self.batchLimit { produce(batch) }
     }
 
-    /// Produces what `batch` holds, then runs the tokens' `tokenPublished()`, until neither is
+    /// Produces what `batch` holds, then runs the tokens' `tokensPublished(_:)`, until neither is
     /// left (a job's `job_done` comes from the last of them). Called again while it runs (from a
-    /// `tokenPublished()`), it returns at once: the running call takes what was added.
+    /// `tokensPublished(_:)`), it returns at once: the running call takes what was added.
     func produce(_ batch: ResultBatch) {
         guard !batch.isProducing else { return }
         batch.isProducing = true

@@ -77,13 +77,13 @@ final class ResultPublisher: Sendable {
         produceNow(Outgoing(topic: topic, key: key, value: JSONWriter.encode(estimate: estimate(), write)), token: progress)
     }
 
-    /// `progress.tokenPublished()`, once what this thread published for it is in librdkafka: at
+    /// `progress.tokensPublished(_:)`, once what this thread published for it is in librdkafka: at
     /// the end of the open run (its records may still wait in the batch), or now.
     func tokenPublished(_ progress: ResultDelivery) {
         if let batch = openBatch {
             batch.afterProduce(progress)
         } else {
-            progress.tokenPublished()
+            progress.tokensPublished(1)
         }
     }
 
