@@ -332,21 +332,23 @@ final class JobPipeline: Sendable {
             return
         }
         let now = outcomeClocks()
+        // Each read once: a property of a class read again is retained again.
+        let (job, shared) = (progress.job, progress.shared)
         let records = tokenRecords(
-            job: progress.job,
+            job: job,
             index: index,
             outcome: outcome,
-            appMetrics: progress.shared.appMetrics,
+            appMetrics: shared.appMetrics,
             laneMetrics: progress.laneMetrics,
-            received: progress.shared.received,
+            received: shared.received,
             now: now.monotonic,
             run: now.run
         )
         progress.tokenFinal(outcome, answeredAt: now.wall)
-        let (job, template) = (progress.job, progress.shared.template)
+        let template = shared.template
         publish(
             records,
-            key: progress.shared.key,
+            key: shared.key,
             delivery: progress,
             estimate: template.estimate(job: job, index: index, apnsID: apnsID, outcome: outcome)
         ) {
