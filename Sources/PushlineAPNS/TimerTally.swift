@@ -37,14 +37,7 @@ public final class TimerTally {
             }
             start(timer, histogram)
         }
-        // The first bound at or above the value (upper-inclusive), else the last bucket.
-        var low = 0
-        var high = boundCount
-        while low < high {
-            let middle = (low + high) / 2
-            if bounds[middle] >= nanoseconds { high = middle } else { low = middle + 1 }
-        }
-        counts[low] += 1
+        counts[HistogramBuckets.index(of: nanoseconds, in: UnsafeBufferPointer(start: bounds, count: boundCount))] += 1
         sum &+= nanoseconds
         recorded += 1
     }

@@ -54,13 +54,7 @@ final class AtomicTimerHistogram: BucketedTimerHandler, @unchecked Sendable {
     /// The bucket of a value: the first bound at or above it (Prometheus buckets are
     /// upper-inclusive), or the last counter when it is above every bound.
     private func bucket(of duration: Int64) -> Int {
-        var low = 0
-        var high = bounds.count
-        while low < high {
-            let middle = (low + high) / 2
-            if bounds[middle] >= duration { high = middle } else { low = middle + 1 }
-        }
-        return low
+        bounds.withUnsafeBufferPointer { HistogramBuckets.index(of: duration, in: $0) }
     }
 
     /// Adds values counted elsewhere (`TimerTally`): `counts[i]` values in bucket `i`, summing to
