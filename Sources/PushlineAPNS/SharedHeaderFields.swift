@@ -13,25 +13,24 @@ import PushlineHTTP2
 ///
 /// Owned by one connection, on its event loop.
 struct SharedHeaderFields {
-    private struct Leading {
+    /// The values the fields before the id are made of.
+    private struct LeadingValues: Equatable {
         var pushType: APNSPushType
         var topic: String
         var priority: APNSPriority
-        var fields: HTTP2ConstantFields
     }
 
-    private struct Trailing {
+    /// The values the fields after the id (and the id's indexing) are made of.
+    private struct TrailingValues: Equatable {
         var expiration: Int64?
         var collapseID: String?
         var firstOnConnection: Bool
-        /// Whether the id itself is never indexed (it follows the rule of the fields after it).
-        var idNeverIndexed: Bool
-        /// nil: the batch has neither.
-        var fields: HTTP2ConstantFields?
     }
 
-    private var leading: Leading?
-    private var trailing: Trailing?
+    private var leading: (values: LeadingValues, fields: HTTP2ConstantFields)?
+    /// `fields` nil: the batch has neither field. `idNeverIndexed`: the id follows the rule of
+    /// the fields after it.
+    private var trailing: (values: TrailingValues, idNeverIndexed: Bool, fields: HTTP2ConstantFields?)?
     /// The batch the fields were last asked for, and whether for a connection's first request:
     /// the next request of the same batch (the usual case) gets them without a look at its
     /// values. Held, so its identity is not reused meanwhile.
@@ -50,59 +49,45 @@ struct SharedHeaderFields {
 
     /// The fields of a shared batch's requests around their ids.
     mutating func fields(of batch: RequestBatch, firstOnConnection: Bool) -> Fields {
-        if batch === lastBatch, firstOnConnection == lastFirstOnConnection, let leading, let trailing {
-            return Fields(leading: leading.fields, idNeverIndexed: trailing.idNeverIndexed, trailing: trailing.fields)
+        if batch !== lastBatch || firstOnConnection != lastFirstOnConnection || leading == nil || trailing == nil {
+            lastBatch = batch
+            lastFirstOnConnection = firstOnConnection
+            update(for: batch.prototype!, firstOnConnection: firstOnConnection)
         }
-        lastBatch = batch
-        lastFirstOnConnection = firstOnConnection
-        return fields(of: batch.prototype!, firstOnConnection: firstOnConnection)
+        return Fields(leading: leading!.fields, idNeverIndexed: trailing!.idNeverIndexed, trailing: trailing!.fields)
     }
 
-    /// The fields of `prototype` (a device notification) around its id.
-    private mutating func fields(of prototype: APNSNotification, firstOnConnection: Bool) -> Fields {
-        if let leading, let trailing, leading.pushType == prototype.pushType, leading.priority == prototype.priority,
-            leading.topic == prototype.topic, trailing.firstOnConnection == firstOnConnection,
-            trailing.expiration == prototype.expiration, trailing.collapseID == prototype.collapseID
-        {
-            return Fields(leading: leading.fields, idNeverIndexed: trailing.idNeverIndexed, trailing: trailing.fields)
-        }
+    /// Remakes the group whose values `prototype` (a device notification) changes, if any.
+    private mutating func update(for prototype: APNSNotification, firstOnConnection: Bool) {
+        let leadingValues = LeadingValues(pushType: prototype.pushType, topic: prototype.topic, priority: prototype.priority)
+        let trailingValues = TrailingValues(
+            expiration: prototype.expiration,
+            collapseID: prototype.collapseID,
+            firstOnConnection: firstOnConnection
+        )
+        guard leading?.values != leadingValues || trailing?.values != trailingValues else { return }
         var before: [(name: String, value: String, neverIndex: Bool)] = []
         var after: [(name: String, value: String, neverIndex: Bool)] = []
-        var seenID = false
-        var idNeverIndexed = true
+        var idNeverIndexed: Bool?
         APNSRequestHeaders.forEachRegularHeader(of: prototype, authorization: nil, firstOnConnection: firstOnConnection) {
             name,
             value,
             indexing in
             if name == APNSRequestHeaders.deviceIDHeader {
-                seenID = true
                 idNeverIndexed = indexing == .never
-            } else if seenID {
-                after.append((name, value, indexing == .never))
-            } else {
+            } else if idNeverIndexed == nil {
                 before.append((name, value, indexing == .never))
+            } else {
+                after.append((name, value, indexing == .never))
             }
         }
-        precondition(seenID, "a shared batch's prototype is a device notification")
-        if leading?.pushType != prototype.pushType || leading?.priority != prototype.priority || leading?.topic != prototype.topic {
-            leading = Leading(
-                pushType: prototype.pushType,
-                topic: prototype.topic,
-                priority: prototype.priority,
-                fields: HTTP2ConstantFields(before)
-            )
+        guard let idNeverIndexed else { preconditionFailure("a shared batch's prototype is a device notification") }
+        // A group whose values stay keeps its fields (and their keys, which the encoder knows).
+        if leading?.values != leadingValues {
+            leading = (leadingValues, HTTP2ConstantFields(before))
         }
-        if trailing?.firstOnConnection != firstOnConnection || trailing?.expiration != prototype.expiration
-            || trailing?.collapseID != prototype.collapseID
-        {
-            trailing = Trailing(
-                expiration: prototype.expiration,
-                collapseID: prototype.collapseID,
-                firstOnConnection: firstOnConnection,
-                idNeverIndexed: idNeverIndexed,
-                fields: after.isEmpty ? nil : HTTP2ConstantFields(after)
-            )
+        if trailing?.values != trailingValues {
+            trailing = (trailingValues, idNeverIndexed, after.isEmpty ? nil : HTTP2ConstantFields(after))
         }
-        return Fields(leading: leading!.fields, idNeverIndexed: idNeverIndexed, trailing: trailing!.fields)
     }
 }
