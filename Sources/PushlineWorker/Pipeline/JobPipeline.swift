@@ -404,15 +404,14 @@ final class JobPipeline: Sendable {
             reason: outcome.reasonString,
             attempts: outcome.attempts,
             endToEndNanoseconds: elapsedNanoseconds,
-            tally: run
+            run: run
         )
-        let queueDelay = max(0, elapsedNanoseconds - Int64(outcome.latencyMilliseconds * 1_000_000))
-        if let run {
-            run.metrics.queueDelay(queueDelay, lane: laneMetrics.queueDelay, meter: queueDelays)
-        } else {
-            queueDelays.add(nanoseconds: queueDelay)
-            metrics.laneQueueDelay(laneMetrics, nanoseconds: queueDelay)
-        }
+        metrics.queueDelay(
+            laneMetrics,
+            nanoseconds: max(0, elapsedNanoseconds - Int64(outcome.latencyMilliseconds * 1_000_000)),
+            meter: queueDelays,
+            run: run
+        )
         return (OutcomeRecords.wantsDelivery(outcome, rules: rules), others)
     }
 

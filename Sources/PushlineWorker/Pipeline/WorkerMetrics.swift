@@ -71,9 +71,16 @@ final class WorkerMetrics: Sendable {
         lane == .urgent ? urgent : bulk
     }
 
-    /// A notification of `lane` waited `nanoseconds` before its first send.
-    func laneQueueDelay(_ lane: LaneMetrics, nanoseconds: Int64) {
-        lane.queueDelay.recordNanoseconds(max(0, nanoseconds))
+    /// A notification of `lane` waited `nanoseconds` (at least 0) before its first send: for the
+    /// lane's histogram and `meter`'s average. In a run, counted there and recorded when the run
+    /// ends.
+    func queueDelay(_ lane: LaneMetrics, nanoseconds: Int64, meter: QueueDelayMeter, run: ResultBatch?) {
+        if let run {
+            run.metrics.queueDelay(nanoseconds, lane: lane.queueDelay, meter: meter)
+        } else {
+            meter.add(nanoseconds: nanoseconds)
+            lane.queueDelay.recordNanoseconds(nanoseconds)
+        }
     }
 
     /// A job of `lane` finished with `notifications`; `resultAgeMilliseconds` is the time since
@@ -94,26 +101,26 @@ final class WorkerMetrics: Sendable {
         }
     }
 
-    /// A notification's final outcome. In a run (`tally`), the common metrics are counted there
-    /// and recorded when the run ends.
+    /// A notification's final outcome. In a run, the common metrics are counted there and
+    /// recorded when the run ends.
     func notification(
         _ app: AppMetrics,
         status: Int,
         reason: String?,
         attempts: Int,
         endToEndNanoseconds: Int64,
-        tally: ResultBatch? = nil
+        run: ResultBatch? = nil
     ) {
         if status == 200 && reason == nil {
-            if let tally { tally.metrics.delivered(app.delivered) } else { app.delivered.increment() }
+            if let run { run.metrics.delivered(app.delivered) } else { app.delivered.increment() }
         } else {
             counter(app, status: status, reason: reason ?? "").increment()
         }
         if attempts > 1 {
             app.apnsRetries.increment(by: attempts - 1)
         }
-        if let tally {
-            tally.metrics.endToEnd(endToEndNanoseconds, in: app.endToEnd)
+        if let run {
+            run.metrics.endToEnd(endToEndNanoseconds, in: app.endToEnd)
         } else {
             app.endToEnd.recordNanoseconds(endToEndNanoseconds)
         }
