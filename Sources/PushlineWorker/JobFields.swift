@@ -9,9 +9,23 @@ import PushlineAPNSCore
 struct JobFields {
     static let linearLimit = 16
 
-    /// The members the decoder reads, one per `Slot` case, by its raw value (inline: no
-    /// allocation).
-    private var slots = InlineArray<13, JSONScanner.Value?>(repeating: nil)
+    /// The members the decoder reads, one stored property per `Slot` case (inline: no
+    /// allocation). Not an `InlineArray`: reading an element of one needs the struct's address,
+    /// and each read through the decoder copied all 13 values (about 400 bytes) to make one;
+    /// a stored property is read alone.
+    private var id: JSONScanner.Value?
+    private var token: JSONScanner.Value?
+    private var tokens: JSONScanner.Value?
+    private var channelID: JSONScanner.Value?
+    private var app: JSONScanner.Value?
+    private var pushType: JSONScanner.Value?
+    private var priority: JSONScanner.Value?
+    private var expiration: JSONScanner.Value?
+    private var collapseID: JSONScanner.Value?
+    private var topic: JSONScanner.Value?
+    private var payload: JSONScanner.Value?
+    private var deadline: JSONScanner.Value?
+    private var meta: JSONScanner.Value?
     private var otherKeys: [String] = []
     private var otherIndex: Set<String>?
     /// The first member that repeats.
@@ -25,7 +39,7 @@ struct JobFields {
     }
 
     /// The members the decoder reads.
-    private enum Slot: Int {
+    private enum Slot {
         case id, token, tokens, channelID, app, pushType, priority, expiration, collapseID, topic, payload, deadline, meta
 
         /// By length first: a mismatched `==` on strings is the slow comparison, and every member
@@ -51,8 +65,40 @@ struct JobFields {
     }
 
     private subscript(slot slot: Slot) -> JSONScanner.Value? {
-        get { slots[slot.rawValue] }
-        set { slots[slot.rawValue] = newValue }
+        get {
+            switch slot {
+            case .id: id
+            case .token: token
+            case .tokens: tokens
+            case .channelID: channelID
+            case .app: app
+            case .pushType: pushType
+            case .priority: priority
+            case .expiration: expiration
+            case .collapseID: collapseID
+            case .topic: topic
+            case .payload: payload
+            case .deadline: deadline
+            case .meta: meta
+            }
+        }
+        set {
+            switch slot {
+            case .id: id = newValue
+            case .token: token = newValue
+            case .tokens: tokens = newValue
+            case .channelID: channelID = newValue
+            case .app: app = newValue
+            case .pushType: pushType = newValue
+            case .priority: priority = newValue
+            case .expiration: expiration = newValue
+            case .collapseID: collapseID = newValue
+            case .topic: topic = newValue
+            case .payload: payload = newValue
+            case .deadline: deadline = newValue
+            case .meta: meta = newValue
+            }
+        }
     }
 
     private mutating func add(_ key: String, _ value: JSONScanner.Value) {
@@ -79,6 +125,8 @@ struct JobFields {
     }
 
     subscript(name: String) -> JSONScanner.Value? {
-        Slot(name).flatMap { self[slot: $0] }
+        // No closure (`Slot(name).flatMap { self[slot: $0] }`): it captured a copy of the fields.
+        guard let slot = Slot(name) else { return nil }
+        return self[slot: slot]
     }
 }
