@@ -210,21 +210,16 @@ final class JobPipeline: Sendable {
         // The device tokens, or a broadcast's one channel: one request and one delivery each.
         let count = job.recipientCount
         gate.add(count, lane: lane)
-        let laneMetrics = metrics.lane(lane)
         // Every delivery record of the job has the job id as its key, and the same job id, app and
         // source in its value: made once for all of them.
-        let shared = JobRecordsContext(
-            key: Array(job.id.utf8),
-            template: DeliveryRecordTemplate(
-                jobID: job.id,
-                app: job.app,
-                source: source,
-                broadcast: job.channelID != nil,
-                meta: job.meta,
-                records: count
-            ),
-            appMetrics: self.appMetrics[job.app] ?? metrics.app(job.app),
-            received: received
+        let key = Array(job.id.utf8)
+        let template = DeliveryRecordTemplate(
+            jobID: job.id,
+            app: job.app,
+            source: source,
+            broadcast: job.channelID != nil,
+            meta: job.meta,
+            records: count
         )
         let options = sendOptions(for: job, lane: lane, group: id.generation)
         let expired = options.deadline.map { $0 <= .now } ?? false
@@ -238,8 +233,8 @@ final class JobPipeline: Sendable {
                 job: job,
                 source: source,
                 producedAt: producedAt,
-                key: shared.key,
-                template: shared.template,
+                key: key,
+                template: template,
                 requestID: batch.ids
             )
             if let full = groups.add(member, app: job.app, batch: batch, options: options, expected: runRemaining) {
@@ -247,12 +242,20 @@ final class JobPipeline: Sendable {
             }
             return
         }
+        // A group looks its app's and lane's metrics up once for all its members (`seal`); a job
+        // of its own, here.
+        let shared = JobRecordsContext(
+            key: key,
+            template: template,
+            appMetrics: self.appMetrics[job.app] ?? metrics.app(job.app),
+            received: received
+        )
         let progress = JobProgress(
             id: id,
             job: job,
             source: source,
             lane: lane,
-            laneMetrics: laneMetrics,
+            laneMetrics: metrics.lane(lane),
             producedAt: producedAt,
             shared: shared,
             requestIDs: batch?.ids,
@@ -375,8 +378,8 @@ final class JobPipeline: Sendable {
     }
 
     /// Which records token `index`'s final outcome has (`OutcomeRecords` decides): whether a
-    /// delivery record (the mode may leave it out), and the others. Counts the outcome in the
-    /// metrics (in the run's tally when there is one).
+    /// delivery record (the mode may leave it out), and the others (nil when there are none).
+    /// Counts the outcome in the metrics (in the run's tally when there is one).
     func tokenRecords(
         job: Job,
         index: Int,
@@ -386,15 +389,20 @@ final class JobPipeline: Sendable {
         received: MonotonicInstant,
         now: MonotonicInstant,
         run: ResultBatch?
-    ) -> (wantsDelivery: Bool, others: OutcomeRecords) {
-        let others = OutcomeRecords.others(
-            job: job,
-            index: index,
-            outcome: outcome,
-            environment: environments[job.app] ?? "custom",
-            rules: rules
-        )
-        if let invalidation = others.invalidation {
+    ) -> (wantsDelivery: Bool, others: OutcomeRecords?) {
+        // An outcome without a reason (a 2xx, nearly every one) has no other records: no
+        // `OutcomeRecords` made, copied and destroyed for it (a struct of three optional records).
+        let others =
+            outcome.reasonString == nil
+            ? nil
+            : OutcomeRecords.others(
+                job: job,
+                index: index,
+                outcome: outcome,
+                environment: environments[job.app] ?? "custom",
+                rules: rules
+            )
+        if let invalidation = others?.invalidation {
             metrics.invalidation(app: job.app, reason: invalidation.reason)
         }
         let elapsedNanoseconds = now.nanoseconds(since: received)
@@ -420,7 +428,7 @@ final class JobPipeline: Sendable {
     /// acknowledgement once Kafka has them all (at once when there are none, as for a 2xx in
     /// compact mode). A delivery record alone goes through the thread's run when one is open.
     func publish(
-        _ records: (wantsDelivery: Bool, others: OutcomeRecords),
+        _ records: (wantsDelivery: Bool, others: OutcomeRecords?),
         key: [UInt8],
         delivery progress: ResultDelivery,
         estimate: @autoclosure () -> Int,
@@ -436,10 +444,10 @@ final class JobPipeline: Sendable {
                 extra.append(.init(topic: invalidations, key: key, value: value))
             }
         }
-        if let invalidated = records.others.invalidation {
+        if let invalidated = records.others?.invalidation {
             invalidation(key: invalidated.token, value: ResultRecord.tokenInvalidated(invalidated).encoded())
         }
-        if let gone = records.others.channelGone {
+        if let gone = records.others?.channelGone {
             invalidation(key: gone.channelID, value: ResultRecord.channelGone(gone).encoded())
         }
         switch (records.wantsDelivery, extra.isEmpty) {
