@@ -12,7 +12,9 @@ public struct JobDecoder: Sendable {
     static let latestExpiration: Int64 = 253_402_300_799
 
     /// App profile name -> bundle id, from the configuration.
-    public var bundleIDs: [String: String]
+    public let bundleIDs: [String: String]
+    /// The `default` app's bundle id, for jobs that name no app (no look-up by name for them).
+    private let defaultBundleID: String?
     /// Records larger than this are rejected before parsing.
     public var maxRecordBytes: Int
     /// The most tokens one job may carry.
@@ -22,6 +24,7 @@ public struct JobDecoder: Sendable {
 
     public init(bundleIDs: [String: String], maxRecordBytes: Int = 1_000_000, maxTokens: Int = 10_000) {
         self.bundleIDs = bundleIDs
+        self.defaultBundleID = bundleIDs["default"]
         self.maxRecordBytes = maxRecordBytes
         self.maxTokens = maxTokens
     }
@@ -113,8 +116,9 @@ public struct JobDecoder: Sendable {
         let channelID = try decodeChannelID(bytes, fields)
         let tokens = channelID == nil ? try decodeTokens(bytes, fields) : APNSDeviceTokens()
 
-        let app = try string("app") ?? "default"
-        guard let bundleID = bundleIDs[app] else {
+        let named = try string("app")
+        let app = named ?? "default"
+        guard let bundleID = named == nil ? defaultBundleID : bundleIDs[app] else {
             throw JobRejection(.unknownApp, "'\(app)' is not in the configuration's apps")
         }
 
