@@ -27,7 +27,7 @@ struct RequestState {
     var lastSystemic: SystemicAnswer?
 
     /// A systemic answer, kept for the record a hold that ends in failure publishes.
-    enum SystemicAnswer {
+    indirect enum SystemicAnswer {
         case response(APNSResponse)
         case noResponse(APNSOutcome.NoResponse)
     }

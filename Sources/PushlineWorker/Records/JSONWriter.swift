@@ -63,8 +63,15 @@ struct JSONWriter: ~Copyable {
         count = 0
     }
 
+    /// Inlined (the check only): every byte appended asks, and the call was 0.85% of the worker
+    /// at 1 token per job.
+    @inline(__always)
     private mutating func reserve(_ extra: Int) {
-        guard count + extra > capacity else { return }
+        if count + extra > capacity { grow(extra) }
+    }
+
+    @inline(never)
+    private mutating func grow(_ extra: Int) {
         let grown = max(capacity * 2, count + extra)
         let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
         moved.initialize(from: base, count: count)
