@@ -22,7 +22,6 @@ import Testing
             job: job,
             source: source,
             producedAt: nil,
-            key: Array(job.id.utf8),
             template: DeliveryRecordTemplate(jobID: job.id, app: job.app, source: source),
             requestID: batch.ids
         )

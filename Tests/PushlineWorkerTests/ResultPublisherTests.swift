@@ -56,7 +56,7 @@ import Testing
         let delivery = CountingDelivery(publisher: publisher) { producer.outstandingCount }
         publisher.withBatch { batch in
             for index in 0..<total {
-                publisher.publish(to: results, key: Array("job".utf8), token: delivery, estimate: 8) {
+                publisher.publish(to: results, key: "job", token: delivery, estimate: 8) {
                     $0.raw(Array("r\(index)".utf8)[...])
                 }
                 batch.afterProduce(delivery)

@@ -9,8 +9,7 @@ struct JobGroupMember: Sendable {
     let source: RecordSource
     /// When the job's record was produced (Kafka timestamp, wall-clock milliseconds), if known.
     let producedAt: Int64?
-    /// The job's records' key (the job id's bytes) and its delivery record's shared part.
-    let key: [UInt8]
+    /// Its delivery record's shared part (the records' key is the job id: `job.id`).
     let template: DeliveryRecordTemplate
     /// The `apns-id` of the job's one request.
     let requestID: APNSIDBlock

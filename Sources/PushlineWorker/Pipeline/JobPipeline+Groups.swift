@@ -54,15 +54,15 @@ extension JobPipeline {
         )
         var tally = JobTally(expected: 1)
         tally.add(outcome, answeredAt: now.wall)
-        let (template, key) = (member.pointee.template, member.pointee.key)
+        let template = member.pointee.template
         let apnsID = RecordAPNSID.block(member.pointee.requestID, index: 0)
-        publish(records, key: key, delivery: group, estimate: template.estimate(job: job, index: 0, apnsID: apnsID, outcome: outcome)) {
+        publish(records, key: job.id, delivery: group, estimate: template.estimate(job: job, index: 0, apnsID: apnsID, outcome: outcome)) {
             template.write(job: job, index: 0, apnsID: apnsID, outcome: outcome, into: &$0)
         }
         // After its token's records (in the same run, or produced already): keyed alike, so it
         // lands after them in the same partition.
         let summary = tally.record(for: job, source: member.pointee.source)
-        publisher.publish(to: topics.results, key: key, token: group, estimate: summary.estimate) { summary.write(into: &$0) }
+        publisher.publish(to: topics.results, key: job.id, token: group, estimate: summary.estimate) { summary.write(into: &$0) }
     }
 
     /// Member `index` was abandoned: its record is given up now (its partition's next owner does

@@ -210,9 +210,8 @@ final class JobPipeline: Sendable {
         // The device tokens, or a broadcast's one channel: one request and one delivery each.
         let count = job.recipientCount
         gate.add(count, lane: lane)
-        // Every delivery record of the job has the job id as its key, and the same job id, app and
-        // source in its value: made once for all of them.
-        let key = Array(job.id.utf8)
+        // Every delivery record of the job has the job id as its key (written from `job.id`, no
+        // copy kept), and the same job id, app and source in its value: made once for all of them.
         let template = DeliveryRecordTemplate(
             jobID: job.id,
             app: job.app,
@@ -233,7 +232,6 @@ final class JobPipeline: Sendable {
                 job: job,
                 source: source,
                 producedAt: producedAt,
-                key: key,
                 template: template,
                 requestID: batch.ids
             )
@@ -245,7 +243,6 @@ final class JobPipeline: Sendable {
         // A group looks its app's and lane's metrics up once for all its members (`seal`); a job
         // of its own, here.
         let shared = JobRecordsContext(
-            key: key,
             template: template,
             appMetrics: self.appMetrics[job.app] ?? metrics.app(job.app),
             received: received
@@ -351,7 +348,7 @@ final class JobPipeline: Sendable {
         let template = shared.template
         publish(
             records,
-            key: shared.key,
+            key: job.id,
             delivery: progress,
             estimate: template.estimate(job: job, index: index, apnsID: apnsID, outcome: outcome)
         ) {
@@ -429,7 +426,7 @@ final class JobPipeline: Sendable {
     /// compact mode). A delivery record alone goes through the thread's run when one is open.
     func publish(
         _ records: (wantsDelivery: Bool, others: OutcomeRecords?),
-        key: [UInt8],
+        key: String,
         delivery progress: ResultDelivery,
         estimate: @autoclosure () -> Int,
         write: (inout JSONWriter) -> Void
@@ -458,7 +455,13 @@ final class JobPipeline: Sendable {
         default:
             let delivery =
                 records.wantsDelivery
-                ? [ResultPublisher.Outgoing(topic: topics.results, key: key, value: JSONWriter.encode(estimate: estimate(), write))] : []
+                ? [
+                    ResultPublisher.Outgoing(
+                        topic: topics.results,
+                        key: Array(key.utf8),
+                        value: JSONWriter.encode(estimate: estimate(), write)
+                    )
+                ] : []
             let outgoing = delivery + extra
             let tokenDone = Countdown(outgoing.count, done: progress.acknowledged)
             for record in outgoing {
@@ -473,7 +476,7 @@ final class JobPipeline: Sendable {
     func publishSummary(_ summary: ResultRecord.JobDone, progress: JobProgress) {
         // Its acknowledgement ends the job's last count like a token's does: the job's progress
         // is its delivery too (no object of its own).
-        publisher.publish(to: topics.results, key: progress.shared.key, token: progress, estimate: summary.estimate) {
+        publisher.publish(to: topics.results, key: progress.job.id, token: progress, estimate: summary.estimate) {
             summary.write(into: &$0)
         }
     }

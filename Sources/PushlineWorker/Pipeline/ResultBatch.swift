@@ -60,9 +60,9 @@ final class ResultBatch: @unchecked Sendable {
 
     /// Adds a record whose value `write` appends to `bytes`.
     @inline(__always)
-    func append(topic: KafkaTopic, key: [UInt8]?, delivery: ResultDelivery, value write: (inout JSONWriter) -> Void) {
+    func append(topic: KafkaTopic, key: String?, delivery: ResultDelivery, value write: (inout JSONWriter) -> Void) {
         let keyStart = bytes.count
-        if let key { bytes.raw(key[...]) }
+        if let key { bytes.rawUTF8(key) }
         let valueStart = bytes.count
         write(&bytes)
         entries.append(

@@ -64,7 +64,7 @@ final class ResultPublisher: Sendable {
     /// its own (`estimate` bytes first), produced now.
     func publish(
         to topic: KafkaTopic,
-        key: [UInt8]?,
+        key: String?,
         token progress: ResultDelivery,
         estimate: @autoclosure () -> Int,
         write: (inout JSONWriter) -> Void
@@ -74,7 +74,10 @@ final class ResultPublisher: Sendable {
             appended(to: batch)
             return
         }
-        produceNow(Outgoing(topic: topic, key: key, value: JSONWriter.encode(estimate: estimate(), write)), token: progress)
+        produceNow(
+            Outgoing(topic: topic, key: key.map { Array($0.utf8) }, value: JSONWriter.encode(estimate: estimate(), write)),
+            token: progress
+        )
     }
 
     /// `progress.tokensPublished(_:)`, once what this thread published for it is in librdkafka: at

@@ -106,6 +106,12 @@ struct JSONWriter: ~Copyable {
         encoded.withUnsafeBufferPointer { append($0) }
     }
 
+    /// A string's UTF-8 bytes as they are, unescaped (a record's key, beside its value).
+    mutating func rawUTF8(_ text: String) {
+        var text = text
+        text.withUTF8 { append($0) }
+    }
+
     mutating func string(_ value: String) {
         // Tokens, ids and reasons need no escape: copied in one go. The rest goes through the
         // one escaping routine every hand-written JSON in Pushline uses.
