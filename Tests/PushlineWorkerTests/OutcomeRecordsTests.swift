@@ -133,7 +133,11 @@ import Testing
                 )
                 var others = decided
                 others.delivery = nil
-                #expect(OutcomeRecords.others(job: job, index: 0, outcome: row.outcome, environment: "sandbox", rules: rules) == others)
+                #expect(
+                    (OutcomeRecords.others(job: job, index: 0, outcome: row.outcome, environment: "sandbox", rules: rules)
+                        ?? OutcomeRecords())
+                        == others
+                )
                 #expect(OutcomeRecords.wantsDelivery(row.outcome, rules: rules) == (decided.delivery != nil), "\(mode)")
                 guard let delivery = decided.delivery else { continue }
                 for records in [1, 2] {

@@ -19,14 +19,11 @@ struct RDKafkaTopicNames {
         return name
     }
 
-    /// One `memcmp` on a native string's bytes (`elementsEqual` on its UTF-8 view went through
-    /// the collection's witnesses byte by byte, on every record).
+    /// One `memcmp` on the name's bytes (`elementsEqual` on its UTF-8 view went through the
+    /// collection's witnesses byte by byte, on every record).
     private static func equal(_ name: String, _ cName: UnsafePointer<CChar>) -> Bool {
         let count = strlen(cName)
-        guard name.utf8.count == count else { return false }
-        if let equal = name.utf8.withContiguousStorageIfAvailable({ count == 0 || memcmp($0.baseAddress!, cName, count) == 0 }) {
-            return equal
-        }
-        return name.utf8.elementsEqual(UnsafeRawBufferPointer(start: cName, count: count))
+        var name = name
+        return name.withUTF8 { $0.count == count && (count == 0 || memcmp($0.baseAddress!, cName, count) == 0) }
     }
 }

@@ -387,18 +387,13 @@ final class JobPipeline: Sendable {
         now: MonotonicInstant,
         run: ResultBatch?
     ) -> (wantsDelivery: Bool, others: OutcomeRecords?) {
-        // An outcome without a reason (a 2xx, nearly every one) has no other records: no
-        // `OutcomeRecords` made, copied and destroyed for it (a struct of three optional records).
-        let others =
-            outcome.reasonString == nil
-            ? nil
-            : OutcomeRecords.others(
-                job: job,
-                index: index,
-                outcome: outcome,
-                environment: environments[job.app] ?? "custom",
-                rules: rules
-            )
+        let others = OutcomeRecords.others(
+            job: job,
+            index: index,
+            outcome: outcome,
+            environment: environments[job.app] ?? "custom",
+            rules: rules
+        )
         if let invalidation = others?.invalidation {
             metrics.invalidation(app: job.app, reason: invalidation.reason)
         }

@@ -24,7 +24,7 @@ struct OutcomeRecords: Sendable, Hashable {
         environment: String,
         rules: OutcomeRules
     ) -> OutcomeRecords {
-        var records = others(job: job, index: index, outcome: outcome, environment: environment, rules: rules)
+        var records = others(job: job, index: index, outcome: outcome, environment: environment, rules: rules) ?? OutcomeRecords()
         if wantsDelivery(outcome, rules: rules) {
             var delivery = ResultRecord.Delivery(
                 jobID: job.id,
@@ -67,17 +67,19 @@ struct OutcomeRecords: Sendable, Hashable {
     /// The records besides the delivery record (`delivery` is nil): a dead token's
     /// `token_invalidated`, a missing channel's `channel_gone`. The pipeline writes the delivery
     /// record straight from the outcome (`DeliveryRecordTemplate.encode(job:index:apnsID:outcome:)`),
-    /// with no `ResultRecord.Delivery` value in between.
+    /// with no `ResultRecord.Delivery` value in between. nil for an outcome without a reason (a
+    /// 2xx, nearly every one): it has neither, and no empty value is made, copied and destroyed
+    /// for it.
     static func others(
         job: Job,
         index: Int,
         outcome: APNSOutcome,
         environment: @autoclosure () -> String,
         rules: OutcomeRules
-    ) -> OutcomeRecords {
-        var records = OutcomeRecords()
+    ) -> OutcomeRecords? {
         // Both need a reason (a 2xx has none).
-        guard let reason = outcome.reasonString else { return records }
+        guard let reason = outcome.reasonString else { return nil }
+        var records = OutcomeRecords()
         if job.channelID == nil, outcome.status == 410, rules.invalidateOn.contains(reason) {
             // Apple's reason verbatim: `Unregistered` in `invalidate_on` covers `ExpiredToken` too,
             // but the record says which one APNs gave.
