@@ -97,6 +97,22 @@ import Testing
         }
         let summaryKeys = results.filter { json($0)["type"] as? String == "job_done" }.map { String(decoding: $0.key ?? [], as: UTF8.self) }
         #expect(Set(summaryKeys) == Set(done.compactMap { $0["job_id"] as? String }), "job_done is keyed by job id")
+        // The producer's partitioner places records by key: a job's job_done lands in the
+        // partition of its deliveries, after every one of them.
+        var placed: [String: (deliveries: [(partition: Int32, offset: Int64)], done: (partition: Int32, offset: Int64)?)] = [:]
+        for record in results {
+            let object = json(record)
+            guard let id = object["job_id"] as? String else { continue }
+            switch object["type"] as? String {
+            case "delivery": placed[id, default: ([], nil)].deliveries.append((record.partition, record.offset))
+            case "job_done": placed[id, default: ([], nil)].done = (record.partition, record.offset)
+            default: break
+            }
+        }
+        for (id, job) in placed {
+            let summary = try #require(job.done, "\(id) has a job_done")
+            #expect(job.deliveries.allSatisfy { $0.partition == summary.partition && $0.offset < summary.offset }, "\(id): \(job)")
+        }
 
         // meta, byte for byte, in every record of a job that has one; no meta member otherwise.
         var typesWithMeta: Set<String> = []
