@@ -69,6 +69,19 @@ public struct JSONScanner {
         maxDepth: Int = 64,
         _ body: (String, Value) -> Void
     ) throws(Error) {
+        try forEachMemberKey(bytes, maxDepth: maxDepth) { key, value throws(Error) in
+            body(try Self.string(bytes, key), value)
+        }
+    }
+
+    /// `forEachMember` with each key as it stands in `bytes`: a `.string` value, quotes included,
+    /// escapes unresolved. For callers that match keys on their bytes rather than make a `String`
+    /// of each (a job decoder reads a dozen known keys per record).
+    public static func forEachMemberKey(
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        maxDepth: Int = 64,
+        _ body: (_ key: Value, _ value: Value) throws(Error) -> Void
+    ) throws(Error) {
         var scanner = JSONScanner(bytes, maxDepth: maxDepth)
         scanner.skipSpace()
         guard scanner.peek == UInt8(ascii: "{") else {
@@ -81,14 +94,15 @@ public struct JSONScanner {
         } else {
             while true {
                 scanner.skipSpace()
+                guard scanner.peek == UInt8(ascii: "\"") else { throw scanner.error("expected a string key") }
                 let keyStart = scanner.index
                 try scanner.string()
-                let key = try Self.string(bytes, Value(kind: .string, range: keyStart..<scanner.index))
+                let key = Value(kind: .string, range: keyStart..<scanner.index)
                 scanner.skipSpace()
                 try scanner.expect(UInt8(ascii: ":"), "expected ':' after an object key")
                 scanner.skipSpace()
                 let value = try scanner.value(depth: 1)
-                body(key, value)
+                try body(key, value)
                 scanner.skipSpace()
                 if scanner.peek == UInt8(ascii: ",") {
                     scanner.index += 1

@@ -82,4 +82,26 @@ import Testing
             try Array("[1]".utf8).withUnsafeBufferPointer { _ = try JSONScanner.members($0) }
         }
     }
+
+    /// A top-level key must open with a quote, as a nested one must: `{id":1}` is not JSON (it
+    /// once read as a key `d`).
+    @Test func topLevelKeysNeedTheirOpeningQuote() {
+        for text in [#"{id":1}"#, #"{"a":1,b":2}"#, "{1:2}"] {
+            #expect(throws: JSONScanner.Error.self, "\(text)") {
+                try Array(text.utf8).withUnsafeBufferPointer { _ = try JSONScanner.members($0) }
+            }
+        }
+    }
+
+    /// `forEachMemberKey` hands each key as written (quotes and escapes kept) with its value.
+    @Test func memberKeysComeAsWritten() throws {
+        let bytes = Array(#"{"id":1,"\u0069d":2}"#.utf8)
+        var keys: [String] = []
+        try bytes.withUnsafeBufferPointer { buffer in
+            try JSONScanner.forEachMemberKey(buffer) { key, _ in
+                keys.append(String(decoding: buffer[key.range], as: UTF8.self))
+            }
+        }
+        #expect(keys == [#""id""#, #""\u0069d""#])
+    }
 }
