@@ -61,20 +61,20 @@ public struct JobDecoder: Sendable {
             throw JobRejection(.invalidJSON, error.description)
         }
 
-        func string(_ name: String) throws -> String? {
-            guard let value = fields[name], value.kind != .null else { return nil }
-            guard value.kind == .string else { throw JobRejection(.invalidField, "\(name): not a string") }
+        func string(_ slot: JobFields.Slot) throws -> String? {
+            guard let value = fields[slot], value.kind != .null else { return nil }
+            guard value.kind == .string else { throw JobRejection(.invalidField, "\(slot.rawValue): not a string") }
             return try JSONScanner.string(bytes, value)
         }
-        func integer(_ name: String) throws -> Int64? {
-            guard let value = fields[name], value.kind != .null else { return nil }
+        func integer(_ slot: JobFields.Slot) throws -> Int64? {
+            guard let value = fields[slot], value.kind != .null else { return nil }
             guard let number = JSONScanner.integer(bytes, value) else {
-                throw JobRejection(.invalidField, "\(name): not an integer")
+                throw JobRejection(.invalidField, "\(slot.rawValue): not an integer")
             }
             return number
         }
 
-        guard let id = try string("id") else { throw JobRejection(.missingField, "id") }
+        guard let id = try string(.id) else { throw JobRejection(.missingField, "id") }
         guard (1...128).contains(id.utf8.count) else {
             throw JobRejection(.invalidField, "id: length \(id.utf8.count), must be 1..128")
         }
@@ -97,7 +97,7 @@ public struct JobDecoder: Sendable {
     /// The sender's `meta`: a JSON object of at most `maxMetaBytes` bytes as written, copied byte
     /// for byte like the payload; nil when absent (or null).
     private static func decodeMeta(_ bytes: UnsafeBufferPointer<UInt8>, _ fields: JobFields) throws -> [UInt8]? {
-        guard let value = fields["meta"], value.kind != .null else { return nil }
+        guard let value = fields[.meta], value.kind != .null else { return nil }
         guard value.kind == .object else { throw JobRejection(.invalidField, "meta: not a JSON object") }
         guard value.range.count <= maxMetaBytes else {
             throw JobRejection(.invalidField, "meta: \(value.range.count) bytes, at most \(maxMetaBytes)")
@@ -110,13 +110,13 @@ public struct JobDecoder: Sendable {
         meta: [UInt8]?,
         bytes: UnsafeBufferPointer<UInt8>,
         fields: JobFields,
-        string: (String) throws -> String?,
-        integer: (String) throws -> Int64?
+        string: (JobFields.Slot) throws -> String?,
+        integer: (JobFields.Slot) throws -> Int64?
     ) throws -> Job {
         let channelID = try decodeChannelID(bytes, fields)
         let tokens = channelID == nil ? try decodeTokens(bytes, fields) : APNSDeviceTokens()
 
-        let named = try string("app")
+        let named = try string(.app)
         let app = named ?? "default"
         guard let bundleID = named == nil ? defaultBundleID : bundleIDs[app] else {
             throw JobRejection(.unknownApp, "'\(app)' is not in the configuration's apps")
@@ -124,7 +124,7 @@ public struct JobDecoder: Sendable {
 
         // A broadcast carries a Live Activity update: that push type by default, and no other.
         var pushType = channelID == nil ? APNSPushType.alert : .liveactivity
-        if let raw = try string("push_type") {
+        if let raw = try string(.pushType) {
             guard let parsed = APNSPushType(rawValue: raw) else {
                 throw JobRejection(.invalidField, "push_type: '\(raw)' is not an APNs push type")
             }
@@ -135,7 +135,7 @@ public struct JobDecoder: Sendable {
         }
 
         var priority = pushType.defaultPriority
-        if let raw = try integer("priority") {
+        if let raw = try integer(.priority) {
             guard let parsed = APNSPriority(rawValue: Int(clamping: raw)) else {
                 throw JobRejection(.invalidField, "priority: \(raw), must be 10, 5 or 1")
             }
@@ -148,7 +148,7 @@ public struct JobDecoder: Sendable {
             )
         }
 
-        let expiration = try integer("expiration")
+        let expiration = try integer(.expiration)
         if let expiration, !(0...Self.latestExpiration).contains(expiration) {
             throw JobRejection(
                 .invalidField,
@@ -156,7 +156,7 @@ public struct JobDecoder: Sendable {
             )
         }
 
-        let collapseID = try string("collapse_id")
+        let collapseID = try string(.collapseID)
         if let collapseID, collapseID.utf8.count > APNSRequestRules.maxCollapseIDBytes {
             throw JobRejection(
                 .invalidField,
@@ -166,17 +166,17 @@ public struct JobDecoder: Sendable {
 
         if channelID != nil {
             // Nothing of a broadcast's request would carry them: refused rather than dropped.
-            if fields["topic"].map({ $0.kind != .null }) == true {
+            if fields[.topic].map({ $0.kind != .null }) == true {
                 throw JobRejection(.invalidField, "topic: a broadcast has none; its app's bundle id is in the request's path")
             }
             if collapseID != nil {
                 throw JobRejection(.invalidField, "collapse_id: a broadcast has none")
             }
         }
-        let topic = try string("topic") ?? pushType.defaultTopic(bundleID: bundleID)
+        let topic = try string(.topic) ?? pushType.defaultTopic(bundleID: bundleID)
         guard !topic.isEmpty else { throw JobRejection(.invalidField, "topic: empty") }
 
-        guard let payloadValue = fields["payload"], payloadValue.kind != .null else {
+        guard let payloadValue = fields[.payload], payloadValue.kind != .null else {
             throw JobRejection(.missingField, "payload")
         }
         guard payloadValue.kind == .object else {
@@ -193,7 +193,7 @@ public struct JobDecoder: Sendable {
         let payload = Array(bytes[payloadValue.range])
 
         var deadline: Int64?
-        if let raw = try string("deadline") {
+        if let raw = try string(.deadline) {
             guard let parsed = RFC3339.milliseconds(raw) else {
                 throw JobRejection(.invalidField, "deadline: '\(raw)' is not an RFC 3339 time")
             }
@@ -221,8 +221,8 @@ public struct JobDecoder: Sendable {
     /// without spaces (it goes into a header): Apple says it is base64 and not to assume its
     /// length, so APNs is left to judge it (400 BadChannelId).
     private func decodeChannelID(_ bytes: UnsafeBufferPointer<UInt8>, _ fields: JobFields) throws -> String? {
-        guard let value = fields["channel_id"], value.kind != .null else { return nil }
-        let hasTokens = [fields["token"], fields["tokens"]].contains { $0.map { $0.kind != .null } == true }
+        guard let value = fields[.channelID], value.kind != .null else { return nil }
+        let hasTokens = [fields[.token], fields[.tokens]].contains { $0.map { $0.kind != .null } == true }
         if hasTokens {
             throw JobRejection(.invalidField, "channel_id and token/tokens: a job is a broadcast or goes to tokens; give one of them")
         }
@@ -236,8 +236,8 @@ public struct JobDecoder: Sendable {
     }
 
     private func decodeTokens(_ bytes: UnsafeBufferPointer<UInt8>, _ fields: JobFields) throws -> APNSDeviceTokens {
-        let single = fields["token"].flatMap { $0.kind == .null ? nil : $0 }
-        let many = fields["tokens"].flatMap { $0.kind == .null ? nil : $0 }
+        let single = fields[.token].flatMap { $0.kind == .null ? nil : $0 }
+        let many = fields[.tokens].flatMap { $0.kind == .null ? nil : $0 }
         switch (single, many) {
         case (nil, nil):
             throw JobRejection(.missingField, "token, tokens or channel_id")

@@ -34,37 +34,62 @@ struct JobFields {
     /// Reads the members of the record `bytes`; throws the scanner's error when it is not one JSON
     /// object, and `.duplicateField` naming the first member that repeats.
     init(_ bytes: UnsafeBufferPointer<UInt8>) throws {
-        try JSONScanner.forEachMember(bytes) { key, value in add(key, value) }
+        try JSONScanner.forEachMemberKey(bytes) { key, value in add(bytes, key, value) }
         if let duplicate { throw JobRejection(.duplicateField, duplicate) }
     }
 
-    /// The members the decoder reads.
-    private enum Slot {
-        case id, token, tokens, channelID, app, pushType, priority, expiration, collapseID, topic, payload, deadline, meta
+    /// The members the decoder reads; the raw value is the member's name.
+    enum Slot: String {
+        case id, token, tokens, app, topic, payload, priority, deadline, meta
+        case channelID = "channel_id"
+        case pushType = "push_type"
+        case expiration
+        case collapseID = "collapse_id"
 
-        /// By length first: a mismatched `==` on strings is the slow comparison, and every member
-        /// of every job comes through here.
-        init?(_ name: String) {
+        /// A key written without escapes, matched on its bytes (no `String` made): by length
+        /// first, then the few names of that length. Every member of every job comes through here.
+        init?(utf8 name: UnsafeBufferPointer<UInt8>) {
             let slot: Slot?
-            switch name.utf8.count {
-            case 2: slot = name == "id" ? .id : nil
-            case 3: slot = name == "app" ? .app : nil
-            case 4: slot = name == "meta" ? .meta : nil
-            case 5: slot = name == "token" ? .token : name == "topic" ? .topic : nil
-            case 6: slot = name == "tokens" ? .tokens : nil
-            case 7: slot = name == "payload" ? .payload : nil
-            case 8: slot = name == "priority" ? .priority : name == "deadline" ? .deadline : nil
-            case 9: slot = name == "push_type" ? .pushType : nil
-            case 10: slot = name == "channel_id" ? .channelID : name == "expiration" ? .expiration : nil
-            case 11: slot = name == "collapse_id" ? .collapseID : nil
+            switch name.count {
+            case 2: slot = Self.id.matches(name)
+            case 3: slot = Self.app.matches(name)
+            case 4: slot = Self.meta.matches(name)
+            case 5: slot = Self.token.matches(name) ?? Self.topic.matches(name)
+            case 6: slot = Self.tokens.matches(name)
+            case 7: slot = Self.payload.matches(name)
+            case 8: slot = Self.priority.matches(name) ?? Self.deadline.matches(name)
+            case 9: slot = Self.pushType.matches(name)
+            case 10: slot = Self.channelID.matches(name) ?? Self.expiration.matches(name)
+            case 11: slot = Self.collapseID.matches(name)
             default: slot = nil
             }
             guard let slot else { return nil }
             self = slot
         }
+
+        /// A key with escapes, once they are resolved.
+        init?(_ name: String) {
+            var name = name
+            guard let slot = name.withUTF8({ Slot(utf8: $0) }) else { return nil }
+            self = slot
+        }
+
+        /// Self when `name` spells it. A plain loop: names are at most 11 bytes, and the generic
+        /// `elementsEqual` was a call per byte.
+        @inline(__always)
+        private func matches(_ name: UnsafeBufferPointer<UInt8>) -> Slot? {
+            var spelled = rawValue
+            let same = spelled.withUTF8 { own in
+                guard own.count == name.count else { return false }
+                for index in 0..<own.count where own[index] != name[index] { return false }
+                return true
+            }
+            return same ? self : nil
+        }
     }
 
-    private subscript(slot slot: Slot) -> JSONScanner.Value? {
+    /// The member in `slot`, if the record has it.
+    subscript(slot: Slot) -> JSONScanner.Value? {
         get {
             switch slot {
             case .id: id
@@ -101,13 +126,29 @@ struct JobFields {
         }
     }
 
-    private mutating func add(_ key: String, _ value: JSONScanner.Value) {
+    private mutating func add(_ bytes: UnsafeBufferPointer<UInt8>, _ key: JSONScanner.Value, _ value: JSONScanner.Value) {
         guard duplicate == nil else { return }
-        if let slot = Slot(key) {
-            if self[slot: slot] != nil { duplicate = key }
-            self[slot: slot] = value
+        let spelled = UnsafeBufferPointer(rebasing: bytes[(key.range.lowerBound + 1)..<(key.range.upperBound - 1)])
+        let escaped = spelled.contains(UInt8(ascii: "\\"))
+        if !escaped, let slot = Slot(utf8: spelled) {
+            fill(slot, value)
             return
         }
+        // A sender's own member, or a key written with escapes: named by its decoded text.
+        let name = (try? JSONScanner.string(bytes, key)) ?? String(decoding: spelled, as: UTF8.self)
+        if escaped, let slot = Slot(name) {
+            fill(slot, value)
+            return
+        }
+        addOther(name)
+    }
+
+    private mutating func fill(_ slot: Slot, _ value: JSONScanner.Value) {
+        if self[slot] != nil { duplicate = slot.rawValue }
+        self[slot] = value
+    }
+
+    private mutating func addOther(_ key: String) {
         if otherIndex != nil {
             if otherIndex!.insert(key).inserted == false { duplicate = key }
             return
@@ -122,11 +163,5 @@ struct JobFields {
             otherIndex = Set(otherKeys)
             otherKeys = []
         }
-    }
-
-    subscript(name: String) -> JSONScanner.Value? {
-        // No closure (`Slot(name).flatMap { self[slot: $0] }`): it captured a copy of the fields.
-        guard let slot = Slot(name) else { return nil }
-        return self[slot: slot]
     }
 }

@@ -87,6 +87,9 @@ import Testing
             (#"{"id":"1","token":"\#(token)","expiration":253402300800,"payload":{}}"#, .invalidField),
             (#"{"id":"1","token":"\#(token)","expiration":9223372036854775807,"payload":{}}"#, .invalidField),
             (#"{"id":"1","id":"2","token":"\#(token)","payload":{}}"#, .duplicateField),
+            // A key written with escapes is the field it spells.
+            (#"{"id":"1","\u0069d":"2","token":"\#(token)","payload":{}}"#, .duplicateField),
+            (#"{id":"1","token":"\#(token)","payload":{}}"#, .invalidJSON),
             // A sender's own field, repeated.
             (#"{"id":"1","x":1,"token":"\#(token)","x":2,"payload":{}}"#, .duplicateField),
             // The whole record is read before a repeated field is named: broken JSON wins.
@@ -96,6 +99,9 @@ import Testing
             #expect(rejection(text)?.code == code, "\(text.prefix(80))")
         }
         #expect(rejection(#"{"id":"j9","token":"zz","payload":{}}"#)?.jobID == "j9")
+        // Escaped keys are matched once decoded: this job has an id, a token and a payload.
+        let escaped = try? decode(#"{"\u0069d":"j8","tok\u0065n":"\#(token)","payload":{}}"#).get()
+        #expect(escaped?.id == "j8" && escaped?.tokens.count == 1)
     }
 
     /// Up to 16 members are looked up by a linear scan, more through a dictionary: both find
