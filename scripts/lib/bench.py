@@ -252,7 +252,11 @@ class Stack(LocalStack):
         subprocess.run([BIN, "enqueue", "--config", config, "--file", jobs_path, "--quiet"], check=True)
         # perf wraps the worker (attaching with -p would miss the threads it starts later); the
         # CPU figures of a profiled run are then perf's process, worker included, not the worker alone.
-        recorder = ["perf", "record", "-g", "-F", os.environ.get("PUSHLINE_PERF_FREQUENCY", "999"), "-o", os.path.join(RUN, f"{name}.perf.data"), "--"] if profile else []
+        # PUSHLINE_PERF_CALL_GRAPH=dwarf attributes leaf functions (swift_retain, memmove) to their
+        # callers, which frame pointers miss; its data is far larger, so lower the frequency with it.
+        call_graph = os.environ.get("PUSHLINE_PERF_CALL_GRAPH", "fp")
+        recorder = ["perf", "record", f"--call-graph={call_graph}", "-F", os.environ.get("PUSHLINE_PERF_FREQUENCY", "999"),
+                    "-o", os.path.join(RUN, f"{name}.perf.data"), "--"] if profile else []
         # The mock and the broker share the machine with the worker: their CPU per notification
         # says what the end-to-end rate costs beyond the worker's own.
         broker_pid = self.broker.pid
