@@ -149,19 +149,51 @@ struct JSONWriter: ~Copyable {
             return
         }
         if value < 0 { append(UInt8(ascii: "-")) }
-        var digits = 1
-        var scale: UInt64 = 10
-        while digits < 20 && magnitude >= scale {
+        unsigned(magnitude)
+    }
+
+    /// "00" to "99", for two digits per division (a constant: no lazy global to check).
+    private static var digitPairs: StaticString {
+        """
+        00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+        4041424344454647484950515253545556575859606162636465666768697071727374757677787980\
+        81828384858687888990919293949596979899
+        """
+    }
+
+    /// A record's integers are mostly small (a status, a count, a partition): those take one
+    /// branch; the rest two digits per step.
+    @inline(__always)
+    private mutating func unsigned(_ value: UInt64) {
+        if value < 10 {
+            append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value))
+            return
+        }
+        var digits = 2
+        var scale: UInt64 = 100
+        while digits < 20 && value >= scale {
             digits += 1
             scale = scale &* 10
         }
         reserve(digits)
-        var remaining = magnitude
-        for position in stride(from: count + digits - 1, through: count, by: -1) {
-            base[position] = UInt8(ascii: "0") + UInt8(remaining % 10)
-            remaining /= 10
+        let pairs = Self.digitPairs.utf8Start
+        var remaining = value
+        var position = count &+ digits
+        while remaining >= 100 {
+            let pair = Int(truncatingIfNeeded: remaining % 100) &* 2
+            remaining /= 100
+            position &-= 2
+            base[position] = pairs[pair]
+            base[position &+ 1] = pairs[pair &+ 1]
         }
-        count += digits
+        if remaining >= 10 {
+            let pair = Int(truncatingIfNeeded: remaining) &* 2
+            base[position &- 2] = pairs[pair]
+            base[position &- 1] = pairs[pair &+ 1]
+        } else {
+            base[position &- 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: remaining)
+        }
+        count &+= digits
     }
 
     mutating func optionalInteger<I: BinaryInteger>(_ value: I?) {
@@ -170,10 +202,12 @@ struct JSONWriter: ~Copyable {
 
     /// A non-negative decimal with one digit after the point (latencies in ms).
     mutating func tenths(_ value: Double) {
-        let scaled = value.isFinite ? Int64((max(value, 0) * 10).rounded()) : 0
-        integer(scaled / 10)
-        append(UInt8(ascii: "."))
-        integer(scaled % 10)
+        let scaled = value.isFinite ? UInt64(min((max(value, 0) * 10).rounded(), 1e18)) : 0
+        unsigned(scaled / 10)
+        reserve(2)
+        base[count] = UInt8(ascii: ".")
+        base[count &+ 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: scaled % 10)
+        count &+= 2
     }
 
     mutating func bool(_ value: Bool) {
