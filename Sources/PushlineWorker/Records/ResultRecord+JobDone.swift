@@ -90,54 +90,48 @@ extension ResultRecord {
         }
 
         func write(into json: inout JSONWriter) {
-            json.raw("{\"type\":\"job_done\",")
-            json.key("job_id")
+            // Each key with its separators is one literal: one copy rather than four calls.
+            json.raw("{\"type\":\"job_done\",\"job_id\":")
             json.string(jobID)
-            json.raw(",")
-            json.key("app")
+            json.raw(",\"app\":")
             json.string(app)
-            json.raw(",")
             switch recipients {
             case .tokens(let count):
-                json.key("tokens")
+                json.raw(",\"tokens\":")
                 json.integer(count)
             case .channel(let channelID):
-                json.key("channel_id")
+                json.raw(",\"channel_id\":")
                 json.string(channelID)
             }
-            json.raw(",")
-            json.key("counts")
-            json.raw("{")
+            json.raw(",\"counts\":{")
             for (index, count) in counts.enumerated() {
                 if index > 0 { json.raw(",") }
-                json.string(count.name)
-                json.raw(":")
+                if count.reason == nil {
+                    // `count.name` of a bare status, written without making the string.
+                    json.raw("\"")
+                    json.integer(count.status)
+                    json.raw("\":")
+                } else {
+                    json.string(count.name)
+                    json.raw(":")
+                }
                 json.integer(count.count)
             }
-            json.raw("},")
-            json.key("attempts")
+            json.raw("},\"attempts\":")
             json.integer(attempts)
             if let heldMilliseconds {
-                json.raw(",")
-                json.key("held_ms")
+                json.raw(",\"held_ms\":")
                 json.tenths(heldMilliseconds)
             }
-            json.raw(",")
-            json.key("first_sent")
+            json.raw(",\"first_sent\":")
             json.optionalInteger(firstSent)
-            json.raw(",")
-            json.key("last_answer")
+            json.raw(",\"last_answer\":")
             json.integer(lastAnswer)
-            json.raw(",")
-            json.key("latency_ms")
-            json.raw("{")
-            json.key("p50")
+            json.raw(",\"latency_ms\":{\"p50\":")
             json.tenths(latencyP50Milliseconds)
-            json.raw(",")
-            json.key("max")
+            json.raw(",\"max\":")
             json.tenths(latencyMaxMilliseconds)
-            json.raw("},")
-            json.key("source")
+            json.raw("},\"source\":")
             ResultRecord.write(source, into: &json)
             ResultRecord.write(meta: meta, into: &json)
             json.raw("}")

@@ -262,14 +262,11 @@ public enum ResultRecord: Sendable, Hashable {
     }
 
     static func write(_ source: RecordSource, into json: inout JSONWriter) {
-        json.raw("{")
-        json.key("topic")
+        json.raw("{\"topic\":")
         json.string(source.topic)
-        json.raw(",")
-        json.key("partition")
+        json.raw(",\"partition\":")
         json.integer(source.partition)
-        json.raw(",")
-        json.key("offset")
+        json.raw(",\"offset\":")
         json.integer(source.offset)
         json.raw("}")
     }
