@@ -16,13 +16,10 @@ import Testing
         let text = #"{"id":"job-\#(offset)","token":"\#(token)","app":"\#(app)","payload":{"aps":{"alert":"hi"}}}"#
         let job = try decoder.decode(Array(text.utf8)).get()
         let batch = job.notificationBatch(ids: ids)
-        let source = RecordSource(topic: "jobs", partition: 0, offset: offset)
         let member = JobGroupMember(
             id: RecordID(topic: "jobs", partition: 0, offset: offset, generation: 1),
             job: job,
-            source: source,
             producedAt: nil,
-            template: DeliveryRecordTemplate(jobID: job.id, app: job.app, source: source),
             requestID: batch.ids
         )
         return (member, batch)

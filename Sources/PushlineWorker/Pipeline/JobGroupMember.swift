@@ -3,14 +3,26 @@ import PushlineKafka
 
 /// One single-token job of a `JobGroupProgress`: what its records need once its token's outcome
 /// is known, and what its end reports.
+///
+/// Kept small: a group's members are made, read and destroyed once per job, so every field here
+/// is copied and released per job. The record's source is its id's topic, partition and offset,
+/// and its delivery record's shared fields are the job's own (`deliveryTemplate`): both are made
+/// when its records are written rather than kept.
 struct JobGroupMember: Sendable {
     let id: RecordID
     let job: Job
-    let source: RecordSource
     /// When the job's record was produced (Kafka timestamp, wall-clock milliseconds), if known.
     let producedAt: Int64?
-    /// Its delivery record's shared part (the records' key is the job id: `job.id`).
-    let template: DeliveryRecordTemplate
     /// The `apns-id` of the job's one request.
     let requestID: APNSIDBlock
+
+    /// Where the job's record came from, as its records name it.
+    var source: RecordSource {
+        RecordSource(topic: id.topic, partition: id.partition, offset: id.offset)
+    }
+
+    /// Its delivery record's shared part, for its one record (the key is the job id: `job.id`).
+    var deliveryTemplate: DeliveryRecordTemplate {
+        DeliveryRecordTemplate(jobID: job.id, app: job.app, source: source, meta: job.meta, records: 1)
+    }
 }

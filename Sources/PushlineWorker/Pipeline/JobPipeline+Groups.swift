@@ -54,7 +54,7 @@ extension JobPipeline {
         )
         var tally = JobTally(expected: 1)
         tally.add(outcome, answeredAt: now.wall)
-        let template = member.pointee.template
+        let template = member.pointee.deliveryTemplate
         let apnsID = RecordAPNSID.block(member.pointee.requestID, index: 0)
         publish(records, key: job.id, delivery: group, estimate: template.estimate(job: job, index: 0, apnsID: apnsID, outcome: outcome)) {
             template.write(job: job, index: 0, apnsID: apnsID, outcome: outcome, into: &$0)
@@ -78,17 +78,19 @@ extension JobPipeline {
         var completed: [(id: RecordID, weight: Int)] = []
         completed.reserveCapacity(group.members.count - abandoned.count)
         let now = wallClockMilliseconds()
-        // By index, reading two fields: iterating the members copied each one.
-        for index in group.members.indices where !abandoned.contains(index) {
-            completed.append((group.members[index].id, 1))
-            metrics.jobCompleted()
-            metrics.laneJobCompleted(
-                group.laneMetrics,
-                notifications: 1,
-                resultAgeMilliseconds: group.members[index].producedAt.map { now - $0 }
-            )
+        // Read in place, two fields each: iterating the members copied each one.
+        group.members.withUnsafeBufferPointer { members in
+            for index in members.indices where abandoned.isEmpty || !abandoned.contains(index) {
+                completed.append((members[index].id, 1))
+                if let producedAt = members[index].producedAt {
+                    metrics.laneResultAge(group.laneMetrics, milliseconds: now - producedAt)
+                }
+            }
         }
         guard !completed.isEmpty else { return }
+        // Counted once for the group: a counter's update is an atomic add (or a lock) each time.
+        metrics.jobsCompleted(completed.count)
+        metrics.laneJobCompleted(group.laneMetrics, notifications: completed.count, resultAgeMilliseconds: nil)
         // Uncommitted all along: the consumer counts the weights from here until the commit.
         recordsCompleted(completed)
         gate.jobEnded(notifications: completed.count, lane: group.lane, jobs: completed.count)

@@ -210,8 +210,22 @@ final class JobPipeline: Sendable {
         // The device tokens, or a broadcast's one channel: one request and one delivery each.
         let count = job.recipientCount
         gate.add(count, lane: lane)
+        let options = sendOptions(for: job, lane: lane, group: id.generation)
+        let expired = options.deadline.map { $0 <= .now } ?? false
+        // Device tokens go as one batch for the job (the tokens' bytes, a block of ids), no
+        // notification value per token; made before the progress, which keeps its ids.
+        let batch = job.channelID == nil && !expired ? job.notificationBatch(ids: ids) : nil
+        if let batch, count == 1, runRemaining > 0 {
+            // A single-token job joins its app's group: no progress object of its own.
+            let member = JobGroupMember(id: id, job: job, producedAt: producedAt, requestID: batch.ids)
+            if let full = groups.add(member, app: job.app, batch: batch, options: options, expected: runRemaining) {
+                seal(full, lane: lane, received: received, pending: &pending)
+            }
+            return
+        }
         // Every delivery record of the job has the job id as its key (written from `job.id`, no
-        // copy kept), and the same job id, app and source in its value: made once for all of them.
+        // copy kept), and the same job id, app and source in its value: made once for all of them
+        // (a group's member makes its one record's template when it writes it).
         let template = DeliveryRecordTemplate(
             jobID: job.id,
             app: job.app,
@@ -220,26 +234,6 @@ final class JobPipeline: Sendable {
             meta: job.meta,
             records: count
         )
-        let options = sendOptions(for: job, lane: lane, group: id.generation)
-        let expired = options.deadline.map { $0 <= .now } ?? false
-        // Device tokens go as one batch for the job (the tokens' bytes, a block of ids), no
-        // notification value per token; made before the progress, which keeps its ids.
-        let batch = job.channelID == nil && !expired ? job.notificationBatch(ids: ids) : nil
-        if let batch, count == 1, runRemaining > 0 {
-            // A single-token job joins its app's group: no progress object of its own.
-            let member = JobGroupMember(
-                id: id,
-                job: job,
-                source: source,
-                producedAt: producedAt,
-                template: template,
-                requestID: batch.ids
-            )
-            if let full = groups.add(member, app: job.app, batch: batch, options: options, expected: runRemaining) {
-                seal(full, lane: lane, received: received, pending: &pending)
-            }
-            return
-        }
         // A group looks its app's and lane's metrics up once for all its members (`seal`); a job
         // of its own, here.
         let shared = JobRecordsContext(

@@ -87,9 +87,13 @@ final class WorkerMetrics: Sendable {
     /// its record was produced (nil: unknown). Once per job: counters and histograms cost.
     func laneJobCompleted(_ lane: LaneMetrics, notifications: Int, resultAgeMilliseconds: Int64?) {
         lane.notifications.increment(by: notifications)
-        if let resultAgeMilliseconds {
-            lane.resultAge.recordNanoseconds(max(0, resultAgeMilliseconds) * 1_000_000)
-        }
+        if let resultAgeMilliseconds { laneResultAge(lane, milliseconds: resultAgeMilliseconds) }
+    }
+
+    /// How old a finished job's record was when its results were all in Kafka (`laneJobCompleted`
+    /// counts its notifications; a group counts its members' once, then each one's age here).
+    func laneResultAge(_ lane: LaneMetrics, milliseconds: Int64) {
+        lane.resultAge.recordNanoseconds(max(0, milliseconds) * 1_000_000)
     }
 
     func app(_ name: String) -> AppMetrics {
@@ -208,6 +212,11 @@ final class WorkerMetrics: Sendable {
 
     func jobCompleted() {
         jobsCompleted.increment()
+    }
+
+    /// `count` jobs finished together (a group's members).
+    func jobsCompleted(_ count: Int) {
+        jobsCompleted.increment(by: count)
     }
 
     func produceRetried() {
