@@ -22,10 +22,20 @@ public struct AssignmentState: Sendable {
         /// Offsets reported for storing and not yet known committed, each with the tracker's
         /// prefix weight at that offset, ascending.
         var storeMarks: [(offset: Int64, prefixWeight: Int)] = []
+        /// In `dirty`: its storable offset may have moved since `takeOffsetsToStore`.
+        var isDirty = false
     }
 
     private var partitions: [TopicPartition: Partition] = [:]
-    private var dirty: Set<TopicPartition> = []
+    /// Partitions whose storable offset advanced, each once (its `isDirty` says whether it is
+    /// here): a flag in the partition's state rather than a set, which hashed the partition again
+    /// for every completed record.
+    private var dirty: [TopicPartition] = []
+    /// The partition looked up last, and where it is in `partitions`: the records of a poll
+    /// batch, a run and a group come in runs of one partition, so most look-ups (three per record)
+    /// end here without hashing. Forgotten whenever a partition is added or removed (which can
+    /// move every index).
+    private var lastLookup: (topicPartition: TopicPartition, index: Dictionary<TopicPartition, Partition>.Index)?
     private var nextGeneration: UInt64 = 1
 
     /// The weight of records completed on assigned partitions whose offsets are not committed.
@@ -43,6 +53,17 @@ public struct AssignmentState: Sendable {
         body(&partitions.values[index])
     }
 
+    private mutating func index(of topicPartition: TopicPartition) -> Dictionary<TopicPartition, Partition>.Index? {
+        if let lastLookup, lastLookup.topicPartition.partition == topicPartition.partition,
+            lastLookup.topicPartition.topic == topicPartition.topic
+        {
+            return lastLookup.index
+        }
+        guard let index = partitions.index(forKey: topicPartition) else { return nil }
+        lastLookup = (topicPartition, index)
+        return index
+    }
+
     /// The partitions currently assigned (including those being revoked).
     public var assigned: [TopicPartition] { Array(partitions.keys) }
 
@@ -52,6 +73,7 @@ public struct AssignmentState: Sendable {
     /// Starts tracking newly assigned partitions, each under a fresh generation.
     public mutating func assign(_ added: [TopicPartition]) {
         for topicPartition in added {
+            lastLookup = nil
             partitions[topicPartition] = Partition(generation: nextGeneration)
             nextGeneration += 1
         }
@@ -59,7 +81,7 @@ public struct AssignmentState: Sendable {
 
     /// Takes a fetched record; nil means: drop it (partition unassigned or being revoked).
     public mutating func take(_ topicPartition: TopicPartition, offset: Int64) -> RecordID? {
-        guard let index = partitions.index(forKey: topicPartition) else { return nil }
+        guard let index = index(of: topicPartition) else { return nil }
         var forgotten = 0
         let generation: UInt64? = inPlace(index) { partition in
             guard !partition.revoking else { return nil }
@@ -77,7 +99,7 @@ public struct AssignmentState: Sendable {
     /// Starts work on a handed-out record: false when its partition is being revoked (or gone)
     /// since, and the record must be skipped (the partition's next owner gets it).
     public mutating func start(_ id: RecordID) -> Bool {
-        guard let index = partitions.index(forKey: id.topicPartition) else { return false }
+        guard let index = index(of: id.topicPartition) else { return false }
         return inPlace(index) { partition in
             guard partition.generation == id.generation, !partition.revoking else { return false }
             partition.started += 1
@@ -88,26 +110,31 @@ public struct AssignmentState: Sendable {
     /// Marks a started record completed, with its weight; true when a new offset became storable.
     public mutating func complete(_ id: RecordID, weight: Int = 1) -> Bool {
         let topicPartition = id.topicPartition
-        guard let index = partitions.index(forKey: topicPartition) else { return false }
+        guard let index = index(of: topicPartition) else { return false }
+        var newlyDirty = false
         let result: OffsetTracker.CompleteResult? = inPlace(index) { partition in
             guard partition.generation == id.generation else { return nil }
             let result = partition.tracker.complete(id.offset, weight: weight)
             if result == .ignored { return result }
             partition.started = max(0, partition.started - 1)
             partition.completedWeight += weight
+            if case .advanced = result, !partition.isDirty {
+                partition.isDirty = true
+                newlyDirty = true
+            }
             return result
         }
         guard let result, result != .ignored else { return false }
         uncommittedWeight += weight
         guard case .advanced = result else { return false }
-        dirty.insert(topicPartition)
+        if newlyDirty { dirty.append(topicPartition) }
         return true
     }
 
     /// Gives up a started record without completing it: a revoke stops waiting for it, and the
     /// offset never advances past it (the partition's next owner does it).
     public mutating func abandon(_ id: RecordID) {
-        guard let index = partitions.index(forKey: id.topicPartition) else { return }
+        guard let index = index(of: id.topicPartition) else { return }
         inPlace(index) { partition in
             guard partition.generation == id.generation else { return }
             partition.started = max(0, partition.started - 1)
@@ -163,8 +190,9 @@ public struct AssignmentState: Sendable {
     public mutating func takeOffsetsToStore() -> [(TopicPartition, Int64)] {
         var result: [(TopicPartition, Int64)] = []
         for topicPartition in dirty {
-            guard let index = partitions.index(forKey: topicPartition),
-                let offset = partitions.values[index].tracker.storableOffset, offset != partitions.values[index].reported
+            guard let index = partitions.index(forKey: topicPartition) else { continue }
+            partitions.values[index].isDirty = false
+            guard let offset = partitions.values[index].tracker.storableOffset, offset != partitions.values[index].reported
             else { continue }
             partitions.values[index].reported = offset
             partitions.values[index].storeMarks.append((offset, partitions.values[index].tracker.prefixWeight))
@@ -176,6 +204,7 @@ public struct AssignmentState: Sendable {
 
     /// Stops handing out records of `revoked`; their in-flight records may still complete.
     public mutating func beginRevoke(_ revoked: [TopicPartition]) {
+        lastLookup = nil
         for topicPartition in revoked {
             partitions[topicPartition]?.revoking = true
         }
@@ -187,8 +216,9 @@ public struct AssignmentState: Sendable {
         var result: [(TopicPartition, Int64)] = []
         for topicPartition in revoked {
             guard var state = partitions.removeValue(forKey: topicPartition) else { continue }
+            lastLookup = nil
             uncommittedWeight -= Self.forgetWeights(&state)
-            dirty.remove(topicPartition)
+            if state.isDirty { dirty.removeAll { $0 == topicPartition } }
             if let offset = state.tracker.storableOffset {
                 result.append((topicPartition, offset))
             }

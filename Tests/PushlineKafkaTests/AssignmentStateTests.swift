@@ -163,4 +163,44 @@ private func taken(_ state: inout AssignmentState, _ partition: TopicPartition, 
         _ = state.finishRevoke([p1])
         #expect(state.uncommittedWeight == 0)
     }
+
+    /// Look-ups remember the last partition, and offsets to store are flagged per partition: both
+    /// must hold across partitions that interleave, a revoke that removes the remembered one while
+    /// it has an offset to store, and a partition assigned again (every index may move).
+    @Test func interleavedPartitionsAndAssignmentChangesStoreExactlyTheirAdvances() throws {
+        let partitions = (0..<6).map { TopicPartition(topic: "jobs.\($0 % 2)", partition: Int32($0)) }
+        var state = AssignmentState()
+        state.assign(Array(partitions.prefix(3)))
+        var ids: [RecordID] = []
+        for offset in Int64(0)..<4 {
+            for partition in partitions.prefix(3) { ids.append(try taken(&state, partition, offset)) }
+        }
+        for id in ids {
+            let didStart = state.start(id)
+            #expect(didStart)
+        }
+        // p0 and p2 advance (p1's first record is not done); p2 was looked up last.
+        for id in ids where id.partition != 1 || id.offset > 0 { _ = state.complete(id) }
+        // Assigning three more moves the dictionary's storage; removing p2 forgets its advance.
+        state.assign(Array(partitions.suffix(3)))
+        _ = state.finishRevoke([partitions[2]])
+        let revokedRecord = state.take(partitions[2], offset: 4)
+        #expect(revokedRecord == nil)
+        let late = try taken(&state, partitions[5], 0)
+        let lateStarted = state.start(late)
+        let lateAdvanced = state.complete(late)
+        let firstAdvanced = state.complete(ids[1])
+        #expect(lateStarted && lateAdvanced)
+        #expect(firstAdvanced, "p1's first record: its whole prefix is done")
+        let stored = Dictionary(uniqueKeysWithValues: state.takeOffsetsToStore().map { ($0.0, $0.1) })
+        #expect(stored == [partitions[0]: 4, partitions[1]: 4, partitions[5]: 1])
+        #expect(state.takeOffsetsToStore().isEmpty)
+        // Assigned again: a fresh generation, and it stores its own advance once.
+        state.assign([partitions[2]])
+        let again = try taken(&state, partitions[2], 10)
+        let againStarted = state.start(again)
+        let againAdvanced = state.complete(again)
+        #expect(againStarted && againAdvanced)
+        #expect(state.takeOffsetsToStore().map(\.1) == [11])
+    }
 }
