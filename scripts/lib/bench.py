@@ -229,6 +229,15 @@ class Stack(LocalStack):
     def mock_stats(self):
         return self.mock.write_stats()
 
+    def mock_request(self):
+        """What h2load sends the mock: the URL, the APNs headers with a valid bearer token, and
+        the file holding the payload."""
+        payload = os.path.join(RUN, "payload.json")
+        with open(payload, "w") as handle:
+            handle.write(PAYLOAD)
+        headers = [f"authorization: bearer {self.jwt}", "apns-topic: com.example.app", "apns-push-type: alert"]
+        return f"https://127.0.0.1:{self.mock_port}/3/device/{'ab' * 32}", headers, payload
+
     def topics(self, name, urgent=False):
         """Creates the topics of run `name` (an idle urgent lane too when `urgent`)."""
         topics = {"jobs_topic": f"bench.{name}.jobs", "results_topic": f"bench.{name}.results",
@@ -359,11 +368,7 @@ def main():
                "machine": {"cores": os.cpu_count(), "kernel": os.uname().release}, "tokens": tokens}
     stack = Stack(["--max-streams", "1000"])
     try:
-        payload = os.path.join(RUN, "payload.json")
-        with open(payload, "w") as handle:
-            handle.write(PAYLOAD)
-        headers = [f"authorization: bearer {stack.jwt}", "apns-topic: com.example.app", "apns-push-type: alert"]
-        url = f"https://127.0.0.1:{stack.mock_port}/3/device/{'ab' * 32}"
+        url, headers, payload = stack.mock_request()
 
         if "ceiling" in parts:
             ceiling_parts(results, stack, url, headers, payload)

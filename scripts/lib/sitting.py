@@ -19,7 +19,7 @@ import statistics
 import sys
 
 import bench
-from bench import PAYLOAD, RUN, Stack, h2load, log
+from bench import RUN, Stack, h2load, log
 
 
 def parse_build(text):
@@ -57,11 +57,7 @@ def main():
     rows = []
     stack = Stack(["--max-streams", "1000"])
     try:
-        payload = os.path.join(RUN, "payload.json")
-        with open(payload, "w") as handle:
-            handle.write(PAYLOAD)
-        headers = [f"authorization: bearer {stack.jwt}", "apns-topic: com.example.app", "apns-push-type: alert"]
-        url = f"https://127.0.0.1:{stack.mock_port}/3/device/{'ab' * 32}"
+        url, headers, payload = stack.mock_request()
         for round_ in range(options.rounds):
             ceiling = h2load(url, 400_000, 4, 250, headers, payload)["client_cpu_us_per_request"]
             row = {"round": round_ + 1, "h2load_cpu_us_per_request": ceiling, "builds": {}}
