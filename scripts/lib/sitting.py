@@ -82,7 +82,7 @@ def main():
         for name in names:
             key = f"{name}/{per_job}"
             cells = [row["builds"][key] for row in rows]
-            summary[key] = {figure: statistics.median(cell[figure] for cell in cells)
+            summary[key] = {figure: round(statistics.median(cell[figure] for cell in cells), 3)
                             for figure in ("ratio", "steady_cpu_us_per_notification", "peak_rss_mb", "allocations_per_notification")}
             summary[key]["ratios"] = [cell["ratio"] for cell in cells]
             print(f"{key}: ratio to h2load, median {summary[key]['ratio']} (rounds {summary[key]['ratios']}); "
@@ -91,8 +91,9 @@ def main():
         for name in names[1:]:
             against = [round(row["builds"][f"{name}/{per_job}"]["steady_cpu_us_per_notification"]
                              / row["builds"][f"{first}/{per_job}"]["steady_cpu_us_per_notification"], 3) for row in rows]
-            summary[f"{name}/{first}/{per_job}"] = {"per_round": against, "median": statistics.median(against)}
-            print(f"{name} / {first}, {per_job}/job, per round: {against}, median {statistics.median(against)}")
+            median = round(statistics.median(against), 3)
+            summary[f"{name}/{first}/{per_job}"] = {"per_round": against, "median": median}
+            print(f"{name} / {first}, {per_job}/job, per round: {against}, median {median}")
     path = os.path.join(RUN, "sitting.json")
     with open(path, "w") as handle:
         json.dump({"rounds": rows, "summary": summary}, handle, indent=2)
