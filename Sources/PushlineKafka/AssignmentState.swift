@@ -33,8 +33,8 @@ public struct AssignmentState: Sendable {
     private var dirty: [TopicPartition] = []
     /// The partition looked up last, and where it is in `partitions`: the records of a poll
     /// batch, a run and a group come in runs of one partition, so most look-ups (three per record)
-    /// end here without hashing. Forgotten whenever a partition is added or removed (which can
-    /// move every index).
+    /// end here without hashing. Forgotten whenever partitions are added or removed (which can
+    /// move every index), and when a revoke begins (marking partitions through the subscript).
     private var lastLookup: (topicPartition: TopicPartition, index: Dictionary<TopicPartition, Partition>.Index)?
     private var nextGeneration: UInt64 = 1
 
@@ -72,8 +72,8 @@ public struct AssignmentState: Sendable {
 
     /// Starts tracking newly assigned partitions, each under a fresh generation.
     public mutating func assign(_ added: [TopicPartition]) {
+        lastLookup = nil
         for topicPartition in added {
-            lastLookup = nil
             partitions[topicPartition] = Partition(generation: nextGeneration)
             nextGeneration += 1
         }

@@ -6,8 +6,8 @@ import PushlineKafka
 ///
 /// Kept small: a group's members are made, read and destroyed once per job, so every field here
 /// is copied and released per job. The record's source is its id's topic, partition and offset,
-/// and its delivery record's shared fields are the job's own (`deliveryTemplate`): both are made
-/// when its records are written rather than kept.
+/// and its delivery record's shared fields are the job's own (`deliveryTemplate(source:)`): both
+/// are made when its records are written rather than kept.
 struct JobGroupMember: Sendable {
     let id: RecordID
     let job: Job
@@ -17,12 +17,11 @@ struct JobGroupMember: Sendable {
     let requestID: APNSIDBlock
 
     /// Where the job's record came from, as its records name it.
-    var source: RecordSource {
-        RecordSource(topic: id.topic, partition: id.partition, offset: id.offset)
-    }
+    var source: RecordSource { RecordSource(id) }
 
-    /// Its delivery record's shared part, for its one record (the key is the job id: `job.id`).
-    var deliveryTemplate: DeliveryRecordTemplate {
+    /// Its delivery record's shared part, for its one record (the key is the job id: `job.id`);
+    /// `source` is the member's, made once by the caller for this record and its `job_done`.
+    func deliveryTemplate(source: RecordSource) -> DeliveryRecordTemplate {
         DeliveryRecordTemplate(jobID: job.id, app: job.app, source: source, meta: job.meta, records: 1)
     }
 }

@@ -54,14 +54,15 @@ extension JobPipeline {
         )
         var tally = JobTally(expected: 1)
         tally.add(outcome, answeredAt: now.wall)
-        let template = member.pointee.deliveryTemplate
+        let source = member.pointee.source
+        let template = member.pointee.deliveryTemplate(source: source)
         let apnsID = RecordAPNSID.block(member.pointee.requestID, index: 0)
         publish(records, key: job.id, delivery: group, estimate: template.estimate(job: job, index: 0, apnsID: apnsID, outcome: outcome)) {
             template.write(job: job, index: 0, apnsID: apnsID, outcome: outcome, into: &$0)
         }
         // After its token's records (in the same run, or produced already): keyed alike, so it
         // lands after them in the same partition.
-        let summary = tally.record(for: job, source: member.pointee.source)
+        let summary = tally.record(for: job, source: source)
         publisher.publish(to: topics.results, key: job.id, token: group, estimate: summary.estimate) { summary.write(into: &$0) }
     }
 

@@ -135,7 +135,7 @@ final class JobPipeline: Sendable {
         groups: inout JobGroupDrafts,
         runRemaining: Int
     ) {
-        let source = RecordSource(topic: decoded.record.topic, partition: decoded.record.partition, offset: decoded.record.offset)
+        let source = RecordSource(decoded.record.id)
         switch decoded.job {
         case .failure(let rejection):
             reject(decoded.record, source: source, rejection: rejection)

@@ -1,3 +1,5 @@
+import PushlineKafka
+
 /// Where a job came from: the Kafka coordinates carried in every result record.
 public struct RecordSource: Sendable, Hashable {
     public var topic: String
@@ -8,5 +10,10 @@ public struct RecordSource: Sendable, Hashable {
         self.topic = topic
         self.partition = partition
         self.offset = offset
+    }
+
+    /// The coordinates of the consumed record `id`.
+    init(_ id: RecordID) {
+        self.init(topic: id.topic, partition: id.partition, offset: id.offset)
     }
 }
