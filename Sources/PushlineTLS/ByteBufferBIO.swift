@@ -19,6 +19,9 @@ final class ByteBufferBIO {
     /// Ciphertext produced by OpenSSL, not yet taken. Its storage is reused after the socket
     /// released the last write (`clear(minimumCapacity:)` only allocates if it is still shared).
     @exclusivity(unchecked) private var outbound: ByteBuffer
+    /// The size of the last ciphertext taken: new outbound storage starts that large, so a
+    /// burst's records do not grow it by doubling, each growth a copy.
+    @exclusivity(unchecked) private var lastTakenBytes = 0
     private static let outboundCapacity = 16 * 1024 + 256
     /// Above this, outbound storage is dropped rather than kept for reuse (bounds memory per connection).
     private static let retainedOutboundCapacity = 256 * 1024
@@ -53,6 +56,7 @@ final class ByteBufferBIO {
     func takeOutbound() -> ByteBuffer? {
         guard outbound.readableBytes > 0 else { return nil }
         let taken = outbound
+        lastTakenBytes = taken.readableBytes
         if outbound.capacity > Self.retainedOutboundCapacity {
             outbound = ByteBufferAllocator().buffer(capacity: Self.outboundCapacity)
         } else {
@@ -76,7 +80,8 @@ final class ByteBufferBIO {
 
     fileprivate func write(from pointer: UnsafePointer<CChar>, count: Int) {
         if outbound.readableBytes == 0 {
-            outbound.clear(minimumCapacity: Self.outboundCapacity)
+            // Allocates only while the socket still holds the last write's storage.
+            outbound.clear(minimumCapacity: min(max(Self.outboundCapacity, lastTakenBytes), Self.retainedOutboundCapacity))
         }
         outbound.writeBytes(UnsafeRawBufferPointer(start: pointer, count: count))
     }
