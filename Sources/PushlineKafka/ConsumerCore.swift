@@ -27,6 +27,8 @@ final class ConsumerCore: @unchecked Sendable {
     let bulkQueue: RDKafkaQueue
     /// Told when a revoke begins and when it gives up on started records (poll thread).
     let onRevoke: (@Sendable (RevokeNotice) -> Void)?
+    /// Reads each record in librdkafka's buffer, on the poll thread (`KafkaRecordReader`).
+    let reader: (any KafkaRecordReader)?
 
     // Guarded by `condition`.
     var machine: ConsumerStateMachine
@@ -39,7 +41,7 @@ final class ConsumerCore: @unchecked Sendable {
     var closeWaiters: [CheckedContinuation<Void, Never>] = []
 
     // Poll thread only.
-    /// Messages copied from librdkafka and not yet taken into the machine.
+    /// Messages read or copied from librdkafka and not yet taken into the machine.
     private var pending: [CopiedMessage] = []
     private var topicNames = RDKafkaTopicNames()
 
@@ -49,9 +51,11 @@ final class ConsumerCore: @unchecked Sendable {
         logger: Logger,
         continuation: AsyncThrowingStream<KafkaConsumerEvent, any Error>.Continuation,
         priorityContinuation: AsyncThrowingStream<KafkaConsumerEvent, any Error>.Continuation,
-        onRevoke: (@Sendable (RevokeNotice) -> Void)? = nil
+        onRevoke: (@Sendable (RevokeNotice) -> Void)? = nil,
+        reader: (any KafkaRecordReader)? = nil
     ) {
         self.onRevoke = onRevoke
+        self.reader = reader
         self.client = client
         self.configuration = configuration
         self.logger = logger
@@ -197,7 +201,8 @@ final class ConsumerCore: @unchecked Sendable {
                     bulkTaken = bulkQueue.consume(
                         upTo: plan.bulkRoom,
                         timeout: plan.bulkWaits ? pollMilliseconds : 0,
-                        topicNames: &topicNames
+                        topicNames: &topicNames,
+                        reader: reader
                     ) { consumed in take(consumed) }
                 }
                 pollBatch(timeout: plan.consumerWaits ? pollMilliseconds : 0)
@@ -208,7 +213,12 @@ final class ConsumerCore: @unchecked Sendable {
     /// Polls the consumer queue: up to `maxBatchSize` messages (blocking only for the first),
     /// serving rebalances and logs on the way, and hands out what was fetched.
     func pollBatch(timeout: Int32) {
-        client.pollConsumer(upTo: configuration.maxBatchSize - pending.count, timeout: timeout, topicNames: &topicNames) { consumed in
+        client.pollConsumer(
+            upTo: configuration.maxBatchSize - pending.count,
+            timeout: timeout,
+            topicNames: &topicNames,
+            reader: reader
+        ) { consumed in
             take(consumed)
         }
         flushPending()
@@ -238,7 +248,8 @@ final class ConsumerCore: @unchecked Sendable {
                 storage: message.storage,
                 keyCount: message.keyCount,
                 headers: message.headers,
-                timestampMilliseconds: message.timestampMilliseconds
+                timestampMilliseconds: message.timestampMilliseconds,
+                reading: message.reading
             )
             switch lane {
             case .bulk: records.append(record)

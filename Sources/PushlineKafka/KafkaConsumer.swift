@@ -21,11 +21,14 @@ public final class KafkaConsumer: Sendable {
     /// `onStatistics` gets librdkafka's statistics JSON every `statisticsInterval` (poll thread).
     /// `onRevoke` hears when a revoke with started records begins, and when it gives up on them
     /// (poll thread, inside the rebalance): the place to withdraw their work that cannot finish.
+    /// `reader` reads each record in librdkafka's buffer, on the poll thread: the records it
+    /// reads come without their bytes (`KafkaRecord.reading`).
     public init(
         configuration: KafkaConsumerConfiguration,
         logger: Logger,
         onStatistics: (@Sendable (String) -> Void)? = nil,
-        onRevoke: (@Sendable (RevokeNotice) -> Void)? = nil
+        onRevoke: (@Sendable (RevokeNotice) -> Void)? = nil,
+        reader: (any KafkaRecordReader)? = nil
     ) throws(KafkaError) {
         let properties = try configuration.librdkafkaProperties()
         LibrdkafkaVersion.logRuntime(to: logger, client: "consumer")
@@ -41,7 +44,8 @@ public final class KafkaConsumer: Sendable {
             logger: logger,
             continuation: continuation,
             priorityContinuation: priorityContinuation,
-            onRevoke: onRevoke
+            onRevoke: onRevoke,
+            reader: reader
         )
         self.core = core
         self.events = KafkaConsumerEvents(stream: stream, core: core, priority: false)

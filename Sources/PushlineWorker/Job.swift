@@ -8,8 +8,14 @@ public struct Job: Sendable, Hashable {
     /// The fields, in one immutable allocation every copy shares: the pipeline copies a job into
     /// its progress, its group members and its records' template, and a copy costs one retain
     /// instead of one per field (ten of them). Setting a field makes a new box; only the decoder
-    /// and tests set fields.
-    private var box: Box
+    /// and tests set fields. The consumer carries a job read on its poll thread as its box
+    /// (`JobRecordReader`).
+    private(set) var box: Box
+
+    /// The job whose fields `box` holds.
+    init(box: Box) {
+        self.box = box
+    }
 
     public var id: String {
         get { box.contents.id }

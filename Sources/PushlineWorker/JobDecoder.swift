@@ -35,17 +35,24 @@ public struct JobDecoder: Sendable {
 
     /// Decodes a record's value where it lies (a slice of the consumed record's bytes).
     public func decode(_ record: ArraySlice<UInt8>) -> Result<Job, JobRejection> {
+        record.withUnsafeBufferPointer { decode(checking: $0) }
+    }
+
+    /// Decodes a record's value where it lies (in the consumer's fetch buffer, `JobRecordReader`).
+    public func decode(_ record: UnsafeRawBufferPointer) -> Result<Job, JobRejection> {
+        decode(checking: record.assumingMemoryBound(to: UInt8.self))
+    }
+
+    private func decode(checking record: UnsafeBufferPointer<UInt8>) -> Result<Job, JobRejection> {
         guard record.count <= maxRecordBytes else {
             return .failure(JobRejection(.recordTooLarge, "\(record.count) bytes, limit \(maxRecordBytes)"))
         }
-        return record.withUnsafeBufferPointer { buffer in
-            do {
-                return .success(try decode(buffer))
-            } catch let rejection as JobRejection {
-                return .failure(rejection)
-            } catch {
-                return .failure(JobRejection(.invalidJSON, "\(error)"))
-            }
+        do {
+            return .success(try decode(record))
+        } catch let rejection as JobRejection {
+            return .failure(rejection)
+        } catch {
+            return .failure(JobRejection(.invalidJSON, "\(error)"))
         }
     }
 

@@ -109,9 +109,14 @@ final class Harness: Sendable {
 
     // MARK: Jobs
 
-    /// Produces `values` (keyed by `keys`) to `topic` (the jobs topic by default); returns each
-    /// record's partition and offset from the delivery reports.
-    func produce(_ values: [[UInt8]], keys: [String?], topic: String = jobsTopic) async throws -> [DeliveryReport] {
+    /// Produces `values` (keyed by `keys`, with `headers(i)` on record `i`) to `topic` (the jobs
+    /// topic by default); returns each record's partition and offset from the delivery reports.
+    func produce(
+        _ values: [[UInt8]],
+        keys: [String?],
+        topic: String = jobsTopic,
+        headers: (Int) -> [KafkaHeader] = { _ in [] }
+    ) async throws -> [DeliveryReport] {
         let producer = try KafkaProducer(
             configuration: KafkaProducerConfiguration(
                 bootstrapServers: broker.bootstrapServers,
@@ -125,7 +130,7 @@ final class Harness: Sendable {
             let key = keys[index].map { Array($0.utf8) }
             while true {
                 do throws(KafkaError) {
-                    try producer.send(topic: topic, key: key, value: value) { result in
+                    try producer.send(topic: topic, key: key, value: value, headers: headers(index)) { result in
                         switch result {
                         case .success(let report): reports.withLock { $0[index] = report }
                         case .failure(let error): failures.withLock { $0.append("\(index): \(error)") }

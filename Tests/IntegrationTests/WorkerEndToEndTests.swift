@@ -228,7 +228,11 @@ import Testing
                 keys.append("bad-\(bad[index].0)")
             }
         }
-        _ = try await harness.produce(values, keys: keys)
+        // Every record carries a header of the sender's: the dead-letter copy keeps it (the worker
+        // reads valid jobs in librdkafka's buffer and copies only the records it rejects).
+        _ = try await harness.produce(values, keys: keys) { index in
+            [KafkaHeader(key: "sender-trace", value: Array("trace-\(keys[index] ?? "-")".utf8))]
+        }
         let worker = try harness.startWorker()
 
         let results = try await harness.read(Harness.resultsTopic) { records in
@@ -263,6 +267,8 @@ import Testing
             }
             let error = record.headers.first { $0.key == "pushline-error" }?.value.map { String(decoding: $0, as: UTF8.self) }
             #expect(error?.hasPrefix(original.2) == true, "\(key): \(error ?? "no header")")
+            #expect(record.headers.first?.key == "sender-trace", "\(key): the sender's headers come first")
+            #expect(record.headers.first?.value == Array("trace-\(key)".utf8), "\(key)")
             let truncated = record.headers.contains { $0.key == "pushline-truncated" }
             if truncated {
                 #expect(Array(original.1.prefix(record.value.count)) == record.value, "\(key): truncated copy is a prefix")

@@ -82,12 +82,14 @@ final class ConsumerProbe: Sendable {
         _ configuration: KafkaConsumerConfiguration,
         seed: UInt64 = 1,
         shouldComplete: @escaping @Sendable (KafkaRecord) -> Bool = { _ in true },
-        onStatistics: (@Sendable (String) -> Void)? = nil
+        onStatistics: (@Sendable (String) -> Void)? = nil,
+        reader: (any KafkaRecordReader)? = nil
     ) throws {
         let consumer = try KafkaConsumer(
             configuration: configuration,
             logger: Integration.logger,
-            onStatistics: onStatistics
+            onStatistics: onStatistics,
+            reader: reader
         )
         self.consumer = consumer
         let seen = self.seen

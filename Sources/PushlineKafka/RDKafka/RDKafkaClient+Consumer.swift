@@ -75,13 +75,14 @@ extension RDKafkaClient {
 
     /// Polls the consumer queue: up to `capacity` messages, waiting up to `timeout` milliseconds
     /// for the first only, serving rebalances, logs and commit results on the way. Each message
-    /// is copied, handed to `body` and destroyed at once (a held message pins its whole fetch
+    /// is read or copied (`reader`), handed to `body` and destroyed at once (a held message pins its whole fetch
     /// buffer). Returns how many messages came.
     @discardableResult
     func pollConsumer(
         upTo capacity: Int,
         timeout: Int32,
         topicNames: inout RDKafkaTopicNames,
+        reader: (any KafkaRecordReader)? = nil,
         _ body: (RDKafkaConsumed) -> Void
     ) -> Int {
         var timeout = timeout
@@ -90,7 +91,7 @@ extension RDKafkaClient {
             guard let message = rd_kafka_consumer_poll(handle, timeout) else { break }
             timeout = 0
             count += 1
-            body(RDKafkaConsumed(message, topicNames: &topicNames))
+            body(RDKafkaConsumed(message, topicNames: &topicNames, reader: reader))
             rd_kafka_message_destroy(message)
         }
         return count

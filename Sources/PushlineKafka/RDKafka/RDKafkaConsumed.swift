@@ -1,6 +1,7 @@
 import CRdKafka
 
-/// What one message of a consumer queue carries: a record (copied into Swift memory), or an
+/// What one message of a consumer queue carries: a record (read by the consumer's reader, or
+/// copied into Swift memory), or an
 /// error librdkafka reports through a message (the end of a partition is not one).
 enum RDKafkaConsumed {
     case record(CopiedMessage)
@@ -8,10 +9,14 @@ enum RDKafkaConsumed {
     case endOfPartition
 
     /// Reads `message`; the caller destroys it right after.
-    init(_ message: UnsafeMutablePointer<rd_kafka_message_t>, topicNames: inout RDKafkaTopicNames) {
+    init(
+        _ message: UnsafeMutablePointer<rd_kafka_message_t>,
+        topicNames: inout RDKafkaTopicNames,
+        reader: (any KafkaRecordReader)?
+    ) {
         let err = message.pointee.err
         if err == RD_KAFKA_RESP_ERR_NO_ERROR {
-            self = .record(CopiedMessage(copying: message, topicNames: &topicNames))
+            self = .record(CopiedMessage(copying: message, topicNames: &topicNames, reader: reader))
         } else if err == RD_KAFKA_RESP_ERR__PARTITION_EOF {
             self = .endOfPartition
         } else {

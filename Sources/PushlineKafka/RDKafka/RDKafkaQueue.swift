@@ -53,18 +53,19 @@ final class RDKafkaQueue: @unchecked Sendable {
         upTo capacity: Int,
         timeout: Int32 = 0,
         topicNames: inout RDKafkaTopicNames,
+        reader: (any KafkaRecordReader)? = nil,
         _ body: (RDKafkaConsumed) -> Void
     ) -> Int {
         guard capacity > 0 else { return 0 }
         var first = 0
         if timeout > 0 {
             guard let message = rd_kafka_consume_queue(pointer, timeout) else { return 0 }
-            body(RDKafkaConsumed(message, topicNames: &topicNames))
+            body(RDKafkaConsumed(message, topicNames: &topicNames, reader: reader))
             rd_kafka_message_destroy(message)
             first = 1
             guard capacity > 1 else { return 1 }
         }
-        return first + takeWaiting(upTo: capacity - first) { body(RDKafkaConsumed($0, topicNames: &topicNames)) }
+        return first + takeWaiting(upTo: capacity - first) { body(RDKafkaConsumed($0, topicNames: &topicNames, reader: reader)) }
     }
 
     /// Destroys up to `capacity` waiting messages unread (records nobody takes any more).

@@ -81,9 +81,17 @@ final class JobPipeline: Sendable {
         }
     }
 
-    /// Decodes one record (pure: nothing starts).
+    /// Decodes one record (pure: nothing starts). A record the consumer's poll thread read
+    /// (`JobRecordReader`) carries its job already; the others are decoded from their bytes.
     func decode(_ record: KafkaRecord) -> DecodedRecord {
-        DecodedRecord(record: record, job: decoder.decode(record.valueBytes))
+        Self.decode(record, with: decoder)
+    }
+
+    static func decode(_ record: KafkaRecord, with decoder: JobDecoder) -> DecodedRecord {
+        if let box = record.reading as? Job.Box {
+            return DecodedRecord(record: record, job: .success(Job(box: box)))
+        }
+        return DecodedRecord(record: record, job: decoder.decode(record.valueBytes))
     }
 
     /// Decodes one record and starts its work, in `lane`. Never throws: a bad record becomes a

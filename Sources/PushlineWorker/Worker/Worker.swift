@@ -45,6 +45,10 @@ public struct Worker: Sendable {
         let group = GroupMonitor(bound: sessionTimeout * 3, logger: logger)
         health.register(group: group)
         let revokeDrainTimeout = min(shutdownTimeout, .seconds(20))
+        let decoder = JobDecoder(
+            bundleIDs: configuration.apps.mapValues(\.bundleID),
+            maxRecordBytes: configuration.worker.maxJobBytes
+        )
         let consumer = try KafkaConsumer(
             configuration: KafkaConsumerConfiguration(
                 bootstrapServers: kafka.brokers,
@@ -66,7 +70,10 @@ public struct Worker: Sendable {
             ),
             logger: logger,
             onStatistics: { json in group.update(json) },
-            onRevoke: { notice in pools.withdraw(notice) }
+            onRevoke: { notice in pools.withdraw(notice) },
+            // Jobs are decoded on the poll thread, in librdkafka's buffer: only a record that
+            // will be rejected is copied (its dead-letter copy needs its bytes and headers).
+            reader: JobRecordReader(decoder: decoder)
         )
         logger.info(
             "Kafka consumer subscribed",
@@ -87,10 +94,7 @@ public struct Worker: Sendable {
 
         let gate = InflightGate(limit: configuration.worker.maxInflight)
         let pipeline = JobPipeline(
-            decoder: JobDecoder(
-                bundleIDs: configuration.apps.mapValues(\.bundleID),
-                maxRecordBytes: configuration.worker.maxJobBytes
-            ),
+            decoder: decoder,
             clients: pools.clients,
             publisher: publisher,
             topics: .init(
