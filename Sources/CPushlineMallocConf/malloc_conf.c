@@ -9,6 +9,10 @@
 // - dirty_decay_ms:1000, muzzy_decay_ms:0: freed pages go back to the kernel after a second
 //   instead of ten, and at once when they are only "muzzy" (already advised), so a burst of
 //   single-token jobs does not leave its peak behind.
-const char *malloc_conf = "narenas:2,dirty_decay_ms:1000,muzzy_decay_ms:0";
+// - background_thread:true. jemalloc's own thread returns those pages, on the decay's schedule,
+//   instead of whichever worker thread happened to free or allocate when the decay was due.
+//   Measured with `scripts/sitting --together` at one token per job: about 2% less worker CPU
+//   per notification (its own thread's CPU included), peak RSS unchanged.
+const char *malloc_conf = "narenas:2,dirty_decay_ms:1000,muzzy_decay_ms:0,background_thread:true";
 
 const char *pushline_malloc_conf(void) { return malloc_conf; }

@@ -19,7 +19,11 @@ enum Allocator {
         var arenas: UInt32 = 0
         size = MemoryLayout<UInt32>.size
         let arenaCount = mallctl("opt.narenas", &arenas, &size, nil, 0) == 0 ? " narenas=\(arenas)" : ""
+        // Whether the background thread runs (a jemalloc built without it ignores the option).
+        var background = false
+        size = MemoryLayout<Bool>.size
+        let backgroundThread = mallctl("background_thread", &background, &size, nil, 0) == 0 ? " background_thread=\(background)" : ""
         return "jemalloc " + String(cString: version) + " (malloc_conf \"" + String(cString: pushline_malloc_conf()) + "\"" + arenaCount
-            + ")"
+            + backgroundThread + ")"
     }
 }
