@@ -249,9 +249,9 @@ class Stack(LocalStack):
                 self.broker.create_topic(topics[key], partitions)
         return topics
 
-    def worker_run(self, name, tokens, per_job, deadline=None, profile=False, urgent=False, results="full"):
-        """Preloads the jobs, starts a worker (`results`: its worker.results mode), measures it until
-        every job is complete."""
+    def preload(self, name, tokens, per_job, deadline=None, urgent=False, results="full"):
+        """Creates run `name`'s topics and worker configuration and enqueues its jobs; returns
+        (topics, config, metrics port, jobs)."""
         topics = self.topics(name, urgent)
         # `full` is the default: left out, so a build from before worker.results runs too.
         config, port = self.config(name, f"bench-{name}", topics=topics, log_level="warning",
@@ -259,6 +259,12 @@ class Stack(LocalStack):
         jobs_path = os.path.join(RUN, f"{name}.ndjson")
         jobs = jobs_file(jobs_path, tokens, per_job, name, deadline)
         subprocess.run([BIN, "enqueue", "--config", config, "--file", jobs_path, "--quiet"], check=True)
+        return topics, config, port, jobs
+
+    def worker_run(self, name, tokens, per_job, deadline=None, profile=False, urgent=False, results="full"):
+        """Preloads the jobs, starts a worker (`results`: its worker.results mode), measures it until
+        every job is complete."""
+        topics, config, port, jobs = self.preload(name, tokens, per_job, deadline, urgent, results)
         # perf wraps the worker (attaching with -p would miss the threads it starts later); the
         # CPU figures of a profiled run are then perf's process, worker included, not the worker alone.
         # PUSHLINE_PERF_CALL_GRAPH=dwarf attributes leaf functions (swift_retain, memmove) to their

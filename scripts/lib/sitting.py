@@ -21,15 +21,15 @@ other spread over ±15%. The figures are not comparable to a lone worker's: the 
 cores, the mock and the broker.
 """
 import argparse
+import contextlib
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 
 import bench
-from bench import RUN, Stack, h2load, jobs_file, log, proc_stats
+from bench import RUN, Stack, h2load, log, proc_stats
 from prometheus import scrape, total
 
 
@@ -43,15 +43,22 @@ def parse_build(text):
     return name, os.path.abspath(binary), dict(assignment.partition("=")[::2] for assignment in assignments)
 
 
-def run_build(stack, name, binary, environment, label, tokens, per_job):
+@contextlib.contextmanager
+def worker_environment(environment):
+    """The process environment with a build's `|VAR=value` assignments, for starting its worker."""
     saved = dict(os.environ)
     os.environ.update(environment)
-    bench.WORKER_BIN = binary
     try:
-        return stack.worker_run(label, tokens, per_job)
+        yield
     finally:
         os.environ.clear()
         os.environ.update(saved)
+
+
+def run_build(stack, name, binary, environment, label, tokens, per_job):
+    bench.WORKER_BIN = binary
+    with worker_environment(environment):
+        return stack.worker_run(label, tokens, per_job)
 
 
 def run_together(stack, builds, label, tokens, per_job):
@@ -60,25 +67,15 @@ def run_together(stack, builds, label, tokens, per_job):
     runs = []
     for name, binary, environment in builds:
         run_name = f"{label}{name}"
-        topics = stack.topics(run_name)
-        config, port = stack.config(run_name, f"bench-{run_name}", topics=topics, log_level="warning")
-        jobs_path = os.path.join(RUN, f"{run_name}.ndjson")
-        jobs = jobs_file(jobs_path, tokens, per_job, run_name)
-        subprocess.run([bench.BIN, "enqueue", "--config", config, "--file", jobs_path, "--quiet"], check=True)
+        _, config, port, jobs = stack.preload(run_name, tokens, per_job)
         runs.append({"name": name, "binary": binary, "environment": environment, "config": config, "port": port,
                      "jobs": jobs, "run_name": run_name})
-    saved = dict(os.environ)
-    try:
-        for run in runs:
-            os.environ.clear()
-            os.environ.update(saved)
-            os.environ.update(run["environment"])
+    for run in runs:
+        with worker_environment(run["environment"]):
             run["worker"] = stack.start_worker(run["config"], run["port"], name=run["run_name"], binary=run["binary"])
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
-    # One row per sample: each worker's (notifications sent, jobs done, CPU seconds), read together.
-    samples = []
+    # One row per sample: each worker's (notifications sent, jobs done, CPU seconds), read together,
+    # and when (the scrapes make a sample's interval longer than the sleep).
+    samples, times = [], []
     begin = time.time()
     while time.time() - begin < 900:
         time.sleep(0.25)
@@ -89,6 +86,7 @@ def run_together(stack, builds, label, tokens, per_job):
             done = total(metrics, "pushline_jobs_total") if metrics else 0
             row.append((sent, done, proc_stats(run["worker"].pid)[0]))
         samples.append(row)
+        times.append(time.time())
         if all(done >= run["jobs"] for run, (_, done, _) in zip(runs, row)):
             break
     for run in runs:
@@ -106,7 +104,7 @@ def run_together(stack, builds, label, tokens, per_job):
         notifications = sent_end - sent_start
         figures[run["name"]] = {"cpu_us_per_notification": round((cpu_end - cpu_start) / max(1, notifications) * 1e6, 2),
                                 "window_notifications": int(notifications),
-                                "window_seconds": round((end - start) * 0.25, 2)}
+                                "window_seconds": round(times[end] - times[start], 2)}
     return figures
 
 
