@@ -406,6 +406,17 @@ def main():
                                                      profile=options.profile)
             log(f"  {results['kafka_only']['notifications_per_second']:,} results/s, "
                 f"{results['kafka_only']['cpu_us_per_notification']} us CPU/result")
+            # The same at one token per job: each notification then also costs a consumed record,
+            # its decode and intake, and a `job_done` record. Not a floor for the 1-token part:
+            # an expired job keeps a progress of its own, where sent single-token jobs share
+            # their poll's group (docs/architecture.md), so this costs more per job than sending's
+            # Kafka side does.
+            log("parts: Kafka alone, 1 token per job")
+            results["kafka_only_1_per_job"] = stack.worker_run("kafka1", tokens, 1, deadline="2000-01-01T00:00:00Z",
+                                                               profile=options.profile)
+            log(f"  {results['kafka_only_1_per_job']['notifications_per_second']:,} notifications/s, "
+                f"{results['kafka_only_1_per_job']['cpu_us_per_notification']} us CPU/notification "
+                f"(steady {results['kafka_only_1_per_job']['steady_cpu_us_per_notification']})")
 
         for per_job in (100, 1):
             name = f"e2e{per_job}"
@@ -603,7 +614,7 @@ def plot(results, path):
         return
     figure, (left, right) = plt.subplots(1, 2, figsize=(13, 4.8))
     for key, label in (("end_to_end_100_per_job", "100 tokens/job"), ("end_to_end_1_per_job", "1 token/job"),
-                       ("kafka_only", "Kafka only")):
+                       ("kafka_only", "Kafka only"), ("kafka_only_1_per_job", "Kafka only, 1 token/job")):
         timeline = results.get(key, {}).get("timeline", [])
         rates = [(t1, (s1 - s0) / (t1 - t0)) for (t0, s0), (t1, s1) in zip(timeline, timeline[1:]) if t1 > t0]
         if rates:
@@ -623,6 +634,7 @@ def plot(results, path):
         "transport 4c / h2load": results["transport"]["4_connections"]["ratio"],
         "APNs client / ceiling": results["apns_client"]["notifications_per_second"] / ceiling,
         "Kafka only / ceiling": results["kafka_only"]["notifications_per_second"] / ceiling,
+        "Kafka only 1/job / ceiling": results["kafka_only_1_per_job"]["notifications_per_second"] / ceiling,
         "e2e 100/job / ceiling": results["end_to_end_100_per_job"]["ratio_to_ceiling"],
         "e2e 1/job / ceiling": results["end_to_end_1_per_job"]["ratio_to_ceiling"],
         "e2e 100/job / 4 x 1000": results["end_to_end_100_per_job"]["ratio_to_ceiling_4x1000"],
