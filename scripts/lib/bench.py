@@ -402,21 +402,16 @@ def main():
 
         if "kafka" in parts:
             log("parts: Kafka alone (consume, decode, produce: jobs past their deadline are not sent to APNs)")
-            results["kafka_only"] = stack.worker_run("kafka", tokens, 100, deadline="2000-01-01T00:00:00Z",
-                                                     profile=options.profile)
-            log(f"  {results['kafka_only']['notifications_per_second']:,} results/s, "
-                f"{results['kafka_only']['cpu_us_per_notification']} us CPU/result")
-            # The same at one token per job: each notification then also costs a consumed record,
-            # its decode and intake, and a `job_done` record. Not a floor for the 1-token part:
-            # an expired job keeps a progress of its own, where sent single-token jobs share
-            # their poll's group (docs/architecture.md), so this costs more per job than sending's
-            # Kafka side does.
-            log("parts: Kafka alone, 1 token per job")
-            results["kafka_only_1_per_job"] = stack.worker_run("kafka1", tokens, 1, deadline="2000-01-01T00:00:00Z",
-                                                               profile=options.profile)
-            log(f"  {results['kafka_only_1_per_job']['notifications_per_second']:,} notifications/s, "
-                f"{results['kafka_only_1_per_job']['cpu_us_per_notification']} us CPU/notification "
-                f"(steady {results['kafka_only_1_per_job']['steady_cpu_us_per_notification']})")
+            # Also at one token per job: each notification then also costs a consumed record, its
+            # decode and intake, and a `job_done` record. Not a floor for the 1-token part: an
+            # expired job keeps a progress of its own, where sent single-token jobs share their
+            # poll's group (docs/architecture.md), so this costs more per job than sending's Kafka
+            # side does.
+            for key, name, per_job in (("kafka_only", "kafka", 100), ("kafka_only_1_per_job", "kafka1", 1)):
+                run = results[key] = stack.worker_run(name, tokens, per_job, deadline="2000-01-01T00:00:00Z",
+                                                      profile=options.profile)
+                log(f"  {per_job} token(s)/job: {run['notifications_per_second']:,} notifications/s, "
+                    f"{run['cpu_us_per_notification']} us CPU/notification (steady {run['steady_cpu_us_per_notification']})")
 
         for per_job in (100, 1):
             name = f"e2e{per_job}"
