@@ -426,7 +426,9 @@ public struct JSONScanner {
 
     /// The first index at or after `start` holding a byte that is not plain printable ASCII (a
     /// quote, a backslash, a control character or a non-ASCII byte), or `bytes.count`. Tokens,
-    /// ids and most payload text are plain: they are skipped eight bytes at a time.
+    /// ids and most payload text are plain: they are skipped eight bytes at a time, and the
+    /// special byte is found inside its word (most strings are shorter than a word: their closing
+    /// quote is in the first one).
     @inline(__always)
     private static func plainRunEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         var index = start
@@ -435,14 +437,17 @@ public struct JSONScanner {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         while index + 8 <= count {
-            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            // Little-endian: byte k of the word is bytes[index + k].
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
             // A byte is special when it is below 0x20, at or above 0x80, '"' or '\\'. The
             // classic "has a zero byte" test, on the word itself and on the word XOR each quote.
+            // A borrow may also flag bytes above the first special one, never below it: the
+            // lowest flag is exact.
             let control = (word &- ones &* 0x20) & ~word
             let quote = word ^ (ones &* 0x22)
             let backslash = word ^ (ones &* 0x5C)
             let special = (control | word | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)) & highs
-            if special != 0 { break }
+            if special != 0 { return index + special.trailingZeroBitCount >> 3 }
             index += 8
         }
         while index < count {

@@ -90,6 +90,31 @@ import Testing
         #expect(DeviceToken.redacted("0123456789abcdef") == "01234567…")
     }
 
+    /// The check on bytes in memory goes eight at a time: it must agree with the per-character
+    /// rule for every byte value at every offset (the last whole word and the padded tail too)
+    /// and for every length.
+    @Test func deviceTokenBytesAgreeWithTheRule() {
+        func bufferCheck(_ bytes: [UInt8]) -> Bool {
+            bytes.withUnsafeBufferPointer { DeviceToken.isValid(utf8: $0) }
+        }
+        for length in [2, 6, 8, 10, 14, 16, 64, 66, 70] {
+            let valid = [UInt8]((0..<length).map { Array("0123456789abcdefABCDEF".utf8)[$0 % 22] })
+            #expect(bufferCheck(valid), "valid token of \(length)")
+            for position in 0..<length {
+                for byte in UInt8.min...UInt8.max {
+                    var token = valid
+                    token[position] = byte
+                    let expected = DeviceToken.isValid(utf8: token)
+                    #expect(bufferCheck(token) == expected, "0x\(String(byte, radix: 16)) at \(position) of \(length)")
+                }
+            }
+        }
+        for length in 0...(DeviceToken.maxHexLength + 3) {
+            let token = [UInt8](repeating: UInt8(ascii: "f"), count: length)
+            #expect(bufferCheck(token) == DeviceToken.isValid(utf8: token), "length \(length)")
+        }
+    }
+
     func check(
         method: String = "POST",
         path: String = "/3/device/abcd",
