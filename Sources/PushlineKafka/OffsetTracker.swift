@@ -91,6 +91,12 @@ public struct OffsetTracker: Sendable, Hashable {
     }
 
     private func indexOf(_ offset: Int64) -> Int? {
+        // A partition's offsets are usually consecutive (gaps come from compaction and
+        // transaction markers): then the offset's distance from the first in flight is its index.
+        if head < offsets.count, offset >= offsets[head] {
+            let guess = head &+ Int(truncatingIfNeeded: offset &- offsets[head])
+            if guess >= head, guess < offsets.count, offsets[guess] == offset { return guess }
+        }
         var low = head
         var high = offsets.count
         while low < high {

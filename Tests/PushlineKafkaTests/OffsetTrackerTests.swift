@@ -35,6 +35,24 @@ import Testing
         #expect(tracker.complete(5) == .advanced(storeOffset: 10))
     }
 
+    /// An offset is found by its distance from the first in flight when the offsets run without a
+    /// hole; with holes, that guess lands on another offset (or past the end) and must not be
+    /// taken for it.
+    @Test func aHoleNeverPassesForTheOffsetAtItsDistance() {
+        var tracker = OffsetTracker()
+        for offset: Int64 in [10, 11, 14, 15, 16] { _ = tracker.take(offset) }
+        #expect(tracker.complete(12) == .ignored)  // distance 2 holds 14
+        #expect(tracker.complete(13) == .ignored)  // distance 3 holds 15
+        #expect(tracker.complete(17) == .ignored)  // distance 7: past the end
+        #expect(tracker.complete(9) == .ignored)  // below the first
+        #expect(tracker.complete(16) == .pending)  // found by search: distance 6 is past the end
+        #expect(tracker.complete(11) == .pending)  // at its distance
+        #expect(tracker.complete(10) == .advanced(storeOffset: 12))
+        #expect(tracker.complete(14) == .advanced(storeOffset: 15))
+        #expect(tracker.complete(15) == .advanced(storeOffset: 17))
+        #expect(tracker.inFlightCount == 0)
+    }
+
     @Test func rewoundOffsetRestartsTracking() {
         var tracker = OffsetTracker()
         _ = tracker.take(100)

@@ -10,10 +10,10 @@ import Synchronization
 /// releases bring the count down to `lowWater` (`waitForLowWater`), so the backlog stays in
 /// Kafka, not in memory.
 ///
-/// A job passes `jobStarted` (its record arrived), `add` (its notifications, once decoded) and
+/// A job passes `jobsStarted` (its record arrived), `add` (its notifications, once decoded) and
 /// `jobEnded` (everything it published is acknowledged, or it was given up), from the intake and
-/// from the producer's delivery thread: atomics, one set per job, and a lock only to wake a
-/// waiting task.
+/// from the producer's delivery thread: atomics, one set per intake run and per job group (or
+/// job), and a lock only to wake a waiting task.
 /// Waits end early, returning false, when the waiting task is cancelled (shutdown).
 ///
 /// Lanes: urgent notifications count in the total, so bulk intake yields to them, but they wait
@@ -62,14 +62,12 @@ final class InflightGate: Sendable {
     /// Whether a new job would have to wait.
     var isFull: Bool { count >= limit }
 
-    /// Adds `n` in-flight notifications (a job's tokens are admitted whole, so one job may take
-    /// the count past `limit` by at most its own size).
     /// Jobs in flight (the shutdown drain waits for none).
     let jobs = WaitableCount()
 
-    /// A job's record reached the pipeline.
-    func jobStarted() {
-        jobs.add(1)
+    /// `count` job records reached the pipeline (an intake run's, counted once for the run).
+    func jobsStarted(_ count: Int = 1) {
+        jobs.add(count)
     }
 
     /// A job is done with (or `jobs` of them, together): its `notifications` leave the count with
@@ -79,6 +77,8 @@ final class InflightGate: Sendable {
         if ended > 0 { jobs.subtract(ended) }
     }
 
+    /// Adds `n` in-flight notifications (a job's tokens are admitted whole, so one job may take
+    /// the count past `limit` by at most its own size).
     func add(_ n: Int, lane: SendLane = .bulk) {
         if lane == .urgent { urgent.add(n) }
         inflight.add(n)

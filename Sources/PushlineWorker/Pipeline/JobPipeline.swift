@@ -110,8 +110,17 @@ final class JobPipeline: Sendable {
         // Each record read in place through the buffer (the array's subscript copied it, a
         // retain and a release of each of its fields).
         records.withUnsafeBufferPointer { records in
+            // The run's jobs and notifications enter the gate together: two atomic additions for
+            // the run rather than two per job (each contended by the event loops' releases).
+            var jobs = 0
+            var notifications = 0
             for index in records.indices where started[index] {
-                gate.jobStarted()
+                jobs += 1
+                notifications += records[index].weight
+            }
+            gate.jobsStarted(jobs)
+            gate.add(notifications, lane: lane)
+            for index in records.indices where started[index] {
                 begin(
                     records[index],
                     received: received,
@@ -215,9 +224,9 @@ final class JobPipeline: Sendable {
         groups: inout JobGroupDrafts,
         runRemaining: Int
     ) {
-        // The device tokens, or a broadcast's one channel: one request and one delivery each.
+        // The device tokens, or a broadcast's one channel: one request and one delivery each (in
+        // the gate already: `handle` adds the run's).
         let count = job.recipientCount
-        gate.add(count, lane: lane)
         let options = sendOptions(for: job, lane: lane, group: id.generation)
         let expired = options.deadline.map { $0 <= .now } ?? false
         // Device tokens go as one batch for the job (the tokens' bytes, a block of ids), no
