@@ -22,7 +22,7 @@ enum DecodeBenchmark {
             for job in jobs { if case .success = decoder.decode(job) { accepted += 1 } }
             let started = ContinuousClock.now
             for round in 0..<rounds {
-                if case .success(let decoded) = decoder.decode(jobs[round & 255]) { accepted += decoded.tokens.count }
+                if case .success(let decoded) = decoder.decode(jobs[round & 255]) { accepted += decoded.deviceTokens.count }
             }
             let elapsed = ContinuousClock.now - started
             let nanoseconds = Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9
