@@ -66,7 +66,7 @@ final class InflightGate: Sendable {
     let jobs = WaitableCount()
 
     /// `count` job records reached the pipeline (an intake run's, counted once for the run).
-    func jobsStarted(_ count: Int = 1) {
+    func jobsStarted(_ count: Int) {
         jobs.add(count)
     }
 
