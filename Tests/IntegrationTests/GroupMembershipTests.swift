@@ -120,8 +120,16 @@ import Testing
         try await Self.afterSubscribing(third, pause: 500)
         first.terminate()
         second.terminate()
-        try await waitUntil("the third worker owns every partition", timeout: .seconds(90), interval: .milliseconds(100)) {
-            third.log.contains("now own 4")
+        do {
+            try await waitUntil("the third worker owns every partition", timeout: .seconds(90), interval: .milliseconds(100)) {
+                third.log.contains("now own 4")
+            }
+        } catch {
+            // What each member did, for the one run in many where the group does not settle.
+            for (name, worker) in [("first", first), ("second", second), ("third", third)] {
+                Issue.record("\(name) worker's log:\n\(worker.log.suffix(6000))")
+            }
+            throw error
         }
         let duplicates = try await Self.everythingDoneAndCommitted(harness, watcher, ends)
         #expect(duplicates == 0, "graceful leaves re-send nothing")
