@@ -1,9 +1,10 @@
 import PushlineAPNSCore
 import PushlineHTTP2
 
-/// The notifications of one `APNSClient.send` call (a job's tokens), as one immutable, `Sendable`
-/// allocation: its requests are addressed as (batch, index), and share one payload buffer when
-/// their payloads are equal (the usual case: one job, one payload).
+/// The notifications of one `APNSClient.send` call (a job's tokens, or a run of single-token jobs
+/// alike), as one immutable, `Sendable` allocation: its requests are addressed as (batch,
+/// index), and share one payload buffer when their payloads are equal (the usual case: one job,
+/// one payload).
 ///
 /// Nothing here changes after `init`: what changes while a request lives (attempts, times, holds)
 /// is the pool machine's (`RequestState`), never the connection's.
@@ -22,6 +23,9 @@ final class RequestBatch: Sendable {
     /// payloads differ (each request then sends its notification's). Sent in place: no request
     /// copies a payload before nghttp2 reads it into a DATA frame.
     private let sharedBody: [UInt8]?
+    /// Request `i`'s payload, for a shared batch whose payloads differ
+    /// (`APNSNotificationBatch.payloads`); nil otherwise.
+    private let payloads: [[UInt8]]?
     let options: APNSSendOptions
     let created: MonotonicInstant
     /// Hears each request's final outcome, once per index.
@@ -48,6 +52,7 @@ final class RequestBatch: Sendable {
         self.options = options
         self.created = created
         self.completion = completion
+        payloads = nil
         if let first = notifications.first, notifications.allSatisfy({ $0.payload == first.payload }) {
             sharedBody = first.payload
         } else {
@@ -66,7 +71,8 @@ final class RequestBatch: Sendable {
         ids = batch.ids
         prototype = batch.prototype
         count = batch.count
-        sharedBody = batch.payload
+        payloads = batch.payloads
+        sharedBody = batch.payloads == nil ? batch.payload : nil
         self.options = options
         self.created = created
         self.completion = completion
@@ -77,7 +83,9 @@ final class RequestBatch: Sendable {
 
     /// The request body of notification `index`.
     func body(at index: Int) -> HTTP2RequestBody {
-        .bytes(sharedBody ?? notifications[index].payload)
+        if let sharedBody { return .bytes(sharedBody) }
+        if let payloads { return .bytes(payloads[index]) }
+        return .bytes(notifications[index].payload)
     }
 
     /// Tells whoever hears the batch that request `index` ended with `outcome`.

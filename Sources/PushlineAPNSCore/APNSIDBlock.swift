@@ -26,6 +26,13 @@ public struct APNSIDBlock: Sendable, Hashable {
         }
     }
 
+    /// The ids `range` of this block, as a block: its id `i` is this block's id
+    /// `range.lowerBound + i`.
+    public func slice(_ range: Range<Int>) -> APNSIDBlock {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count, "ids \(range) of a block of \(count)")
+        return APNSIDBlock(seed: seed, first: first &+ UInt64(range.lowerBound), count: range.count)
+    }
+
     /// Id `index` as a string.
     public func id(at index: Int) -> String {
         withID(at: index) { String(decoding: $0, as: UTF8.self) }

@@ -1,7 +1,8 @@
 /// Notifications to many devices that share everything but the device token and the `apns-id`
 /// (a job's tokens): one payload, one set of header values, the tokens as bytes
 /// (`APNSDeviceTokens`) and the ids as a reserved block (`APNSIDBlock`). Notification `i` goes
-/// to token `i` with id `i`.
+/// to token `i` with id `i`. Notifications that share the header values but not the payload (a
+/// run of single-token jobs alike but for their text) give each one's payload (`payloads`).
 ///
 /// `APNSClient.send(_:options:completion:)` sends it with no per-notification object or string:
 /// requests are addressed as (batch, index), and header blocks are written from these bytes.
@@ -11,7 +12,10 @@ public struct APNSNotificationBatch: Sendable {
     public var priority: APNSPriority
     public var expiration: Int64?
     public var collapseID: String?
+    /// Every notification's payload (empty when `payloads` gives each one's).
     public var payload: [UInt8]
+    /// Notification `i`'s payload is `payloads[i]`; nil when they all send `payload`.
+    public var payloads: [[UInt8]]?
     public var tokens: APNSDeviceTokens
     public var ids: APNSIDBlock
 
@@ -35,6 +39,34 @@ public struct APNSNotificationBatch: Sendable {
         self.expiration = expiration
         self.collapseID = collapseID
         self.payload = payload
+    }
+
+    /// Notifications alike but for their tokens, ids and payloads: notification `i` sends
+    /// `payloads[i]`.
+    ///
+    /// - Precondition: `ids.count == tokens.count` and `payloads.count == tokens.count`.
+    public init(
+        tokens: APNSDeviceTokens,
+        ids: APNSIDBlock,
+        topic: String,
+        pushType: APNSPushType = .alert,
+        priority: APNSPriority? = nil,
+        expiration: Int64? = nil,
+        collapseID: String? = nil,
+        payloads: [[UInt8]]
+    ) {
+        precondition(payloads.count == tokens.count, "\(payloads.count) payloads for \(tokens.count) tokens")
+        self.init(
+            tokens: tokens,
+            ids: ids,
+            topic: topic,
+            pushType: pushType,
+            priority: priority,
+            expiration: expiration,
+            collapseID: collapseID,
+            payload: []
+        )
+        self.payloads = payloads
     }
 
     public var count: Int { tokens.count }

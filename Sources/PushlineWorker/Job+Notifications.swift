@@ -20,10 +20,15 @@ extension Job {
     /// A device-token job's notifications as one batch: the tokens' bytes and a block of ids
     /// reserved from `ids` (notification `i` is token `i`).
     func notificationBatch(ids: APNSIDGenerator) -> APNSNotificationBatch {
+        notificationBatch(ids: ids.reserve(deviceTokens.count))
+    }
+
+    /// The same with the ids `ids` (one per token).
+    func notificationBatch(ids: APNSIDBlock) -> APNSNotificationBatch {
         // The job's own token bytes: shared, not copied.
         APNSNotificationBatch(
             tokens: deviceTokens,
-            ids: ids.reserve(deviceTokens.count),
+            ids: ids,
             topic: topic,
             pushType: pushType,
             priority: priority,

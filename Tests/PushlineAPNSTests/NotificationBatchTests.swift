@@ -62,6 +62,48 @@ import Testing
         #expect(seen.count == count)
     }
 
+    /// A batch whose notifications each have their own payload (a run of single-token jobs
+    /// alike): on the wire, each token's request carries its own payload (told apart by length)
+    /// and id.
+    @Test func eachTokenOfABatchWithPayloadsSendsItsOwn() async throws {
+        let directory = try ProjectPaths.temporaryDirectory("payloads")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let record = directory.appendingPathComponent("requests.jsonl").path
+        let count = 64
+        let fixture = try await MockFixture.start { configuration in
+            configuration.recordFile = record
+            configuration.maxStreams = 10
+        }
+        let client = try APNSClientTests().tokenClient(fixture, connections: 2)
+        client.start()
+        let ids = APNSIDGenerator().reserve(count)
+        let payloads = (0..<count).map { Array(#"{"aps":{"alert":"\#(String(repeating: "x", count: $0))"}}"#.utf8) }
+        let batch = APNSNotificationBatch(
+            tokens: APNSDeviceTokens((0..<count).map(APNSClientTests.token)),
+            ids: ids,
+            topic: MockFixture.bundleID,
+            payloads: payloads
+        )
+        let done = Atomic<Int>(0)
+        client.send(batch) { _, outcome in
+            if outcome.status == 200 { done.wrappingAdd(1, ordering: .relaxed) }
+        }
+        try await waitUntil("\(count) notifications accepted", timeout: .seconds(60)) { done.load(ordering: .relaxed) >= count }
+        await client.shutdown()
+        try await fixture.stop()
+
+        let lines = try String(contentsOfFile: record, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == count)
+        for line in lines {
+            let request = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let token = try #require(request["token"] as? String)
+            let index = try #require(Int(token, radix: 16))
+            let headers = try #require(request["headers"] as? [String: String])
+            #expect(request["payload_bytes"] as? Int == payloads[index].count, "token \(index)")
+            #expect(headers["apns-id"] == ids.id(at: index), "token \(index)")
+        }
+    }
+
     /// Many small batches in one hand-over (`send(contentsOf:)`, how the worker sends a run of
     /// single-token jobs): each batch's observer hears exactly its own indices, once each.
     @Test func batchesHandedOverTogetherEachTellTheirOwnObserver() async throws {

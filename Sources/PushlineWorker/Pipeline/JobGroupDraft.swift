@@ -2,7 +2,13 @@ import PushlineAPNS
 import PushlineAPNSCore
 
 /// The single-token jobs of one app in an intake run, gathered until they make a group
-/// (`JobGroupProgress`): the members, and each one's request batch and send options.
+/// (`JobGroupProgress`): the members and each one's send options, and, once sealed, the request
+/// batches that send them.
+///
+/// Members alike in everything a request shares (topic, push type, priority, expiration,
+/// collapse id, send options) and next to each other go as one batch (`submissions`): one
+/// request batch, one header prototype and one id reservation for the run, where each job would
+/// make its own. Only their tokens, ids and payloads differ.
 struct JobGroupDraft {
     /// The most jobs in one group. A group completes its records together, once Kafka has every
     /// member's records, so a slow member (a token retried for seconds) holds back the others'
@@ -12,20 +18,86 @@ struct JobGroupDraft {
 
     let app: String
     private(set) var members: [JobGroupMember] = []
-    private(set) var requests: [(batch: APNSNotificationBatch, options: APNSSendOptions)] = []
+    /// Member `i`'s send options (its deadline, lane and assignment generation).
+    private(set) var options: [APNSSendOptions] = []
 
     /// `expected`: how many jobs may still join (the rest of the run), to size the arrays once.
     init(app: String, expected: Int = Self.capacity) {
         self.app = app
         let room = max(1, min(expected, Self.capacity))
         members.reserveCapacity(room)
-        requests.reserveCapacity(room)
+        options.reserveCapacity(room)
     }
 
     var isFull: Bool { members.count >= Self.capacity }
 
-    mutating func add(_ member: consuming JobGroupMember, batch: consuming APNSNotificationBatch, options: APNSSendOptions) {
+    mutating func add(_ member: consuming JobGroupMember, options: APNSSendOptions) {
         members.append(member)
-        requests.append((batch, options))
+        self.options.append(options)
+    }
+
+    /// The members' requests as batches for `observer` (member `i` is its index `i`), member `i`
+    /// with id `i` of `ids`: one batch per run of members alike (`sendAlike`), in order.
+    ///
+    /// - Precondition: `ids.count == members.count`.
+    func submissions(ids: APNSIDBlock, observer: any APNSBatchObserver) -> [APNSBatchSubmission] {
+        precondition(ids.count == members.count, "\(ids.count) ids for \(members.count) members")
+        var submissions: [APNSBatchSubmission] = []
+        members.withUnsafeBufferPointer { members in
+            var start = 0
+            while start < members.count {
+                var end = start + 1
+                while end < members.count && Self.sendAlike(members[start].job, members[end].job)
+                    && options[start] == options[end]
+                {
+                    end += 1
+                }
+                submissions.append(
+                    APNSBatchSubmission(
+                        batch: Self.batch(of: members[start..<end], ids: ids.slice(start..<end)),
+                        options: options[start],
+                        observer: observer,
+                        firstIndex: start
+                    )
+                )
+                start = end
+            }
+        }
+        return submissions
+    }
+
+    /// Whether two jobs' requests share every header but `:path` and `apns-id` (and the body).
+    static func sendAlike(_ a: Job, _ b: Job) -> Bool {
+        a.topic == b.topic && a.pushType == b.pushType && a.priority == b.priority && a.expiration == b.expiration
+            && a.collapseID == b.collapseID
+    }
+
+    /// One batch for a run of members alike: a lone member's is its job's own (its token bytes
+    /// and payload shared, not copied); a longer run's has their tokens in one buffer and each
+    /// one's payload.
+    private static func batch(of run: Slice<UnsafeBufferPointer<JobGroupMember>>, ids: APNSIDBlock) -> APNSNotificationBatch {
+        let first = run[run.startIndex].job
+        guard run.count > 1 else { return first.notificationBatch(ids: ids) }
+        var tokens = APNSDeviceTokens()
+        var payloads: [[UInt8]] = []
+        payloads.reserveCapacity(run.count)
+        for member in run {
+            let job = member.job
+            job.deviceTokens.bytes.withUnsafeBytes { bytes in
+                if tokens.isEmpty { tokens.reserveCapacity(bytes: bytes.count * run.count) }
+                tokens.append(bytes: bytes)
+            }
+            payloads.append(job.payload)
+        }
+        return APNSNotificationBatch(
+            tokens: tokens,
+            ids: ids,
+            topic: first.topic,
+            pushType: first.pushType,
+            priority: first.priority,
+            expiration: first.expiration,
+            collapseID: first.collapseID,
+            payloads: payloads
+        )
     }
 }

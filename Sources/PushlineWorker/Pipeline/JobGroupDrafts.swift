@@ -11,7 +11,6 @@ struct JobGroupDrafts {
     mutating func add(
         _ member: consuming JobGroupMember,
         app: String,
-        batch: consuming APNSNotificationBatch,
         options: APNSSendOptions,
         expected: Int = JobGroupDraft.capacity
     ) -> JobGroupDraft? {
@@ -22,7 +21,7 @@ struct JobGroupDrafts {
             drafts.append(JobGroupDraft(app: app, expected: expected))
             index = drafts.count - 1
         }
-        drafts[index].add(member, batch: batch, options: options)
+        drafts[index].add(member, options: options)
         guard drafts[index].isFull else { return nil }
         return drafts.remove(at: index)
     }

@@ -12,9 +12,8 @@ struct JobGroupMember: Sendable {
     let id: RecordID
     let job: Job
     /// When the job's record was produced (Kafka timestamp, wall-clock milliseconds), if known.
+    /// (Its request's `apns-id` is its group's: `JobGroupProgress.requestIDs`.)
     let producedAt: Int64?
-    /// The `apns-id` of the job's one request.
-    let requestID: APNSIDBlock
 
     /// Where the job's record came from, as its records name it.
     var source: RecordSource { RecordSource(id) }

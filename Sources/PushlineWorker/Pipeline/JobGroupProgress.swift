@@ -16,6 +16,8 @@ import Synchronization
 final class JobGroupProgress: ResultDelivery, APNSBatchObserver, @unchecked Sendable {
     // @unchecked Sendable: every stored property is immutable, atomic or under a mutex.
     let members: [JobGroupMember]
+    /// The members' `apns-id`s: member `i`'s request has id `i`.
+    let requestIDs: APNSIDBlock
     let lane: SendLane
     let laneMetrics: WorkerMetrics.LaneMetrics
     let appMetrics: WorkerMetrics.AppMetrics
@@ -29,14 +31,16 @@ final class JobGroupProgress: ResultDelivery, APNSBatchObserver, @unchecked Send
 
     init(
         members: [JobGroupMember],
+        requestIDs: APNSIDBlock,
         lane: SendLane,
         laneMetrics: WorkerMetrics.LaneMetrics,
         appMetrics: WorkerMetrics.AppMetrics,
         received: MonotonicInstant,
         pipeline: JobPipeline
     ) {
-        precondition(!members.isEmpty)
+        precondition(!members.isEmpty && requestIDs.count == members.count)
         self.members = members
+        self.requestIDs = requestIDs
         self.lane = lane
         self.laneMetrics = laneMetrics
         self.appMetrics = appMetrics

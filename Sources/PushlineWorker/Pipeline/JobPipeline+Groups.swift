@@ -5,22 +5,20 @@ import PushlineKafka
 /// Single-token jobs, in groups (`JobGroupProgress`): one progress object, one consumer lock and
 /// one release of the in-flight gate per group of up to `JobGroupDraft.capacity` jobs.
 extension JobPipeline {
-    /// Makes `draft`'s group and adds each member's request batch to `pending` (member `i` is the
-    /// group's observer index `i`).
+    /// Makes `draft`'s group, with one block of ids for its members, and adds its request batches
+    /// to `pending` (member `i` is the group's observer index `i`, with id `i`).
     func seal(_ draft: JobGroupDraft, lane: SendLane, received: MonotonicInstant, pending: inout PendingSubmissions) {
         let group = JobGroupProgress(
             members: draft.members,
+            requestIDs: ids.reserve(draft.members.count),
             lane: lane,
             laneMetrics: metrics.lane(lane),
             appMetrics: appMetrics[draft.app] ?? metrics.app(draft.app),
             received: received,
             pipeline: self
         )
-        for (index, request) in draft.requests.enumerated() {
-            pending.add(
-                APNSBatchSubmission(batch: request.batch, options: request.options, observer: group, firstIndex: index),
-                app: draft.app
-            )
+        for submission in draft.submissions(ids: group.requestIDs, observer: group) {
+            pending.add(submission, app: draft.app)
         }
     }
 
@@ -35,10 +33,17 @@ extension JobPipeline {
         }
         // Read in place, through a pointer: passed as a value (even borrowed), the whole member
         // was copied, a retain and a release of each of its fields.
-        group.members.withUnsafeBufferPointer { memberAnswered($0.baseAddress! + index, group: group, outcome: outcome) }
+        group.members.withUnsafeBufferPointer {
+            memberAnswered($0.baseAddress! + index, index: index, group: group, outcome: outcome)
+        }
     }
 
-    private func memberAnswered(_ member: UnsafePointer<JobGroupMember>, group: JobGroupProgress, outcome: APNSOutcome) {
+    private func memberAnswered(
+        _ member: UnsafePointer<JobGroupMember>,
+        index: Int,
+        group: JobGroupProgress,
+        outcome: APNSOutcome
+    ) {
         // The one copy made here (a value read through a pointer is copied for each use).
         let job = member.pointee.job
         let now = outcomeClocks()
@@ -56,7 +61,7 @@ extension JobPipeline {
         tally.add(outcome, answeredAt: now.wall)
         let source = member.pointee.source
         let template = member.pointee.deliveryTemplate(source: source)
-        let apnsID = RecordAPNSID.block(member.pointee.requestID, index: 0)
+        let apnsID = RecordAPNSID.block(group.requestIDs, index: index)
         publish(records, key: job.id, delivery: group, estimate: template.estimate(job: job, index: 0, apnsID: apnsID, outcome: outcome)) {
             template.write(job: job, index: 0, apnsID: apnsID, outcome: outcome, into: &$0)
         }

@@ -38,7 +38,8 @@ final class JobPipeline: Sendable {
     let recordsCompleted: @Sendable (_ records: [(id: RecordID, weight: Int)]) -> Void
     let gate: InflightGate
     let metrics: WorkerMetrics
-    private let ids = APNSIDGenerator()
+    /// Where every request's `apns-id` comes from (a job reserves a block, a group one for all).
+    let ids = APNSIDGenerator()
     private let logger: Logger
     let wallClockMilliseconds: @Sendable () -> Int64
     /// How long notifications waited before their first send (the window controller reads it).
@@ -229,17 +230,18 @@ final class JobPipeline: Sendable {
         let count = job.recipientCount
         let options = sendOptions(for: job, lane: lane, group: id.generation)
         let expired = options.deadline.map { $0 <= .now } ?? false
-        // Device tokens go as one batch for the job (the tokens' bytes, a block of ids), no
-        // notification value per token; made before the progress, which keeps its ids.
-        let batch = job.channelID == nil && !expired ? job.notificationBatch(ids: ids) : nil
-        if let batch, count == 1, runRemaining > 0 {
-            // A single-token job joins its app's group: no progress object of its own.
-            let member = JobGroupMember(id: id, job: job, producedAt: producedAt, requestID: batch.ids)
-            if let full = groups.add(member, app: job.app, batch: batch, options: options, expected: runRemaining) {
+        if job.channelID == nil, !expired, count == 1, runRemaining > 0 {
+            // A single-token job joins its app's group: no progress object of its own, and its
+            // request batch is made with the group's (`seal`).
+            let member = JobGroupMember(id: id, job: job, producedAt: producedAt)
+            if let full = groups.add(member, app: job.app, options: options, expected: runRemaining) {
                 seal(full, lane: lane, received: received, pending: &pending)
             }
             return
         }
+        // Device tokens go as one batch for the job (the tokens' bytes, a block of ids), no
+        // notification value per token; made before the progress, which keeps its ids.
+        let batch = job.channelID == nil && !expired ? job.notificationBatch(ids: ids) : nil
         // Every delivery record of the job has the job id as its key (written from `job.id`, no
         // copy kept), and the same job id, app and source in its value: made once for all of them
         // (a group's member makes its one record's template when it writes it).
