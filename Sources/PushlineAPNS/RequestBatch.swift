@@ -71,6 +71,7 @@ final class RequestBatch: Sendable {
         ids = batch.ids
         prototype = batch.prototype
         count = batch.count
+        precondition(batch.payloads.map { $0.count == batch.count } ?? true, "a payload per token, or one for all")
         payloads = batch.payloads
         sharedBody = batch.payloads == nil ? batch.payload : nil
         self.options = options

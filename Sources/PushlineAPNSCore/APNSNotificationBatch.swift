@@ -14,7 +14,8 @@ public struct APNSNotificationBatch: Sendable {
     public var collapseID: String?
     /// Every notification's payload (empty when `payloads` gives each one's).
     public var payload: [UInt8]
-    /// Notification `i`'s payload is `payloads[i]`; nil when they all send `payload`.
+    /// Notification `i`'s payload is `payloads[i]` (one per token); nil when they all send
+    /// `payload`.
     public var payloads: [[UInt8]]?
     public var tokens: APNSDeviceTokens
     public var ids: APNSIDBlock
@@ -39,34 +40,6 @@ public struct APNSNotificationBatch: Sendable {
         self.expiration = expiration
         self.collapseID = collapseID
         self.payload = payload
-    }
-
-    /// Notifications alike but for their tokens, ids and payloads: notification `i` sends
-    /// `payloads[i]`.
-    ///
-    /// - Precondition: `ids.count == tokens.count` and `payloads.count == tokens.count`.
-    public init(
-        tokens: APNSDeviceTokens,
-        ids: APNSIDBlock,
-        topic: String,
-        pushType: APNSPushType = .alert,
-        priority: APNSPriority? = nil,
-        expiration: Int64? = nil,
-        collapseID: String? = nil,
-        payloads: [[UInt8]]
-    ) {
-        precondition(payloads.count == tokens.count, "\(payloads.count) payloads for \(tokens.count) tokens")
-        self.init(
-            tokens: tokens,
-            ids: ids,
-            topic: topic,
-            pushType: pushType,
-            priority: priority,
-            expiration: expiration,
-            collapseID: collapseID,
-            payload: []
-        )
-        self.payloads = payloads
     }
 
     public var count: Int { tokens.count }

@@ -78,12 +78,13 @@ import Testing
         client.start()
         let ids = APNSIDGenerator().reserve(count)
         let payloads = (0..<count).map { Array(#"{"aps":{"alert":"\#(String(repeating: "x", count: $0))"}}"#.utf8) }
-        let batch = APNSNotificationBatch(
+        var batch = APNSNotificationBatch(
             tokens: APNSDeviceTokens((0..<count).map(APNSClientTests.token)),
             ids: ids,
             topic: MockFixture.bundleID,
-            payloads: payloads
+            payload: []
         )
+        batch.payloads = payloads
         let done = Atomic<Int>(0)
         client.send(batch) { _, outcome in
             if outcome.status == 200 { done.wrappingAdd(1, ordering: .relaxed) }

@@ -89,7 +89,7 @@ struct JobGroupDraft {
             }
             payloads.append(job.payload)
         }
-        return APNSNotificationBatch(
+        var batch = APNSNotificationBatch(
             tokens: tokens,
             ids: ids,
             topic: first.topic,
@@ -97,7 +97,9 @@ struct JobGroupDraft {
             priority: first.priority,
             expiration: first.expiration,
             collapseID: first.collapseID,
-            payloads: payloads
+            payload: []
         )
+        batch.payloads = payloads
+        return batch
     }
 }
