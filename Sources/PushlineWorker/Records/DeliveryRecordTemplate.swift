@@ -8,25 +8,37 @@ import PushlineAPNSCore
 /// A broadcast job's template writes `channel_id` where a token's writes `token`, and a job with
 /// `meta` ends each record with it, as one of the shared fields.
 struct DeliveryRecordTemplate: Sendable {
-    private enum Storage: Sendable {
-        /// The fixed parts, one after another in one array (one allocation per job):
-        /// `{"type":"delivery","job_id":"…","token":` (or `"channel_id":`) up to `appStart`,
-        /// `,"app":"…","status":` up to `tailStart`, and `,"source":{…}}` (or
-        /// `,"source":{…},"meta":{…}}`) to the end.
-        case parts([UInt8], appStart: Int, tailStart: Int)
-        /// The shared fields themselves, written with each record.
-        case fields(jobID: String, app: String, source: RecordSource, broadcast: Bool, meta: [UInt8]?)
+    /// The fixed parts, one after another in one array (one allocation per job):
+    /// `{"type":"delivery","job_id":"…","token":` (or `"channel_id":`) up to `appStart`,
+    /// `,"app":"…","status":` up to `tailStart`, and `,"source":{…}}` (or
+    /// `,"source":{…},"meta":{…}}`) to the end.
+    private struct Parts: Sendable {
+        var bytes: [UInt8]
+        var appStart: Int
+        var tailStart: Int
     }
 
-    private let storage: Storage
+    /// The shared fields, written with each record when there are no `parts`. Stored, not an
+    /// enum's payload: a `switch` over one copied the whole payload (a retain and a release of
+    /// each string) three times per record.
+    private let jobID: String
+    private let app: String
+    private let source: RecordSource
+    private let broadcast: Bool
+    private let meta: [UInt8]?
+    /// The shared fields encoded once, for a template of several records; nil for one.
+    private let parts: Parts?
 
     /// - Parameter records: how many records the template will write; one writes them directly.
     /// - Parameter meta: the job's `meta` bytes, written as they are.
     init(jobID: String, app: String, source: RecordSource, broadcast: Bool = false, meta: [UInt8]? = nil, records: Int = 2) {
         guard records > 1 else {
-            storage = .fields(jobID: jobID, app: app, source: source, broadcast: broadcast, meta: meta)
+            (self.jobID, self.app, self.source, self.broadcast, self.meta) = (jobID, app, source, broadcast, meta)
+            parts = nil
             return
         }
+        // Encoded once: the fields themselves are not kept.
+        (self.jobID, self.app, self.source, self.broadcast, self.meta) = ("", "", source, broadcast, nil)
         var appStart = 0
         var tailStart = 0
         let parts = JSONWriter.encode(estimate: Self.sharedEstimate(jobID: jobID, app: app, source: source, meta: meta)) { json in
@@ -36,7 +48,7 @@ struct DeliveryRecordTemplate: Sendable {
             tailStart = json.count
             Self.writeTail(source, meta: meta, into: &json)
         }
-        storage = .parts(parts, appStart: appStart, tailStart: tailStart)
+        self.parts = Parts(bytes: parts, appStart: appStart, tailStart: tailStart)
     }
 
     /// Room for the fixed parts: the keys, the source's numbers, and the strings unescaped.
@@ -174,12 +186,7 @@ struct DeliveryRecordTemplate: Sendable {
         apnsID: RecordAPNSID?,
         apnsUniqueID: String?
     ) -> Int {
-        let shared: Int
-        switch storage {
-        case .parts(let parts, _, _): shared = parts.count
-        case .fields(let jobID, let app, let source, _, let meta):
-            shared = Self.sharedEstimate(jobID: jobID, app: app, source: source, meta: meta)
-        }
+        let shared = parts?.bytes.count ?? Self.sharedEstimate(jobID: jobID, app: app, source: source, meta: meta)
         return shared + Self.length(of: recipient) + 2 * 18 + (reason?.utf8.count ?? 0) + (apnsID?.length ?? 0)
             + (apnsUniqueID?.utf8.count ?? 0) + 180
     }
@@ -215,12 +222,11 @@ struct DeliveryRecordTemplate: Sendable {
         heldMilliseconds: Double?,
         into json: inout JSONWriter
     ) {
-        switch storage {
-        case .parts(let parts, let appStart, let tailStart):
-            json.raw(parts[..<appStart])
+        if let parts {
+            json.raw(parts.bytes[..<parts.appStart])
             Self.write(recipient, into: &json)
-            json.raw(parts[appStart..<tailStart])
-        case .fields(let jobID, let app, _, let broadcast, _):
+            json.raw(parts.bytes[parts.appStart..<parts.tailStart])
+        } else {
             Self.writeHead(jobID: jobID, broadcast: broadcast, into: &json)
             Self.write(recipient, into: &json)
             Self.writeMiddle(app: app, into: &json)
@@ -244,9 +250,10 @@ struct DeliveryRecordTemplate: Sendable {
             json.raw(",\"held_ms\":")
             json.tenths(heldMilliseconds)
         }
-        switch storage {
-        case .parts(let parts, _, let tailStart): json.raw(parts[tailStart...])
-        case .fields(_, _, let source, _, let meta): Self.writeTail(source, meta: meta, into: &json)
+        if let parts {
+            json.raw(parts.bytes[parts.tailStart...])
+        } else {
+            Self.writeTail(source, meta: meta, into: &json)
         }
     }
 
