@@ -8,11 +8,11 @@ import PushlineKafka
 /// is copied and released per job. The record's source is its id's topic, partition and offset,
 /// and its delivery record's shared fields are the job's own (`deliveryTemplate(source:)`): both
 /// are made when its records are written rather than kept.
+/// Its request's `apns-id` is its group's (`JobGroupProgress.requestIDs`, at its index).
 struct JobGroupMember: Sendable {
     let id: RecordID
     let job: Job
     /// When the job's record was produced (Kafka timestamp, wall-clock milliseconds), if known.
-    /// (Its request's `apns-id` is its group's: `JobGroupProgress.requestIDs`.)
     let producedAt: Int64?
 
     /// Where the job's record came from, as its records name it.
