@@ -7,7 +7,7 @@ read as the worker's steady CPU per notification over h2load's CPU per request o
 and two builds are compared round by round: the host's speed drifts between rounds and between
 runs, which moves every figure of a round together.
 
-    scripts/sitting [--rounds N] [--tokens N] [--per-job 1,100] [--together] NAME=BINARY NAME=BINARY ...
+    scripts/sitting [--rounds N] [--tokens N] [--per-job 1,100] [--together] [--kafka-only] NAME=BINARY ...
 
 A BINARY may be followed by `|VAR=value` assignments for that build's worker alone (for example an
 allocator setting: `d10s=.build/release/pushline|MALLOC_CONF=dirty_decay_ms:10000`).
@@ -19,6 +19,10 @@ Whatever the host does in that window (its speed drifting, a neighbour's load) i
 build alike, so the ratio of two builds holds within a few percent where rounds run one after the
 other spread over ±15%. The figures are not comparable to a lone worker's: the builds share the
 cores, the mock and the broker.
+
+`--kafka-only` gives every job a deadline long past, as the bench's Kafka part does: each token
+ends `expired` at once and nothing goes to APNs, so a figure is the Kafka side alone (consume,
+decode, results produced and acknowledged).
 """
 import argparse
 import contextlib
@@ -55,19 +59,19 @@ def worker_environment(environment):
         os.environ.update(saved)
 
 
-def run_build(stack, name, binary, environment, label, tokens, per_job):
+def run_build(stack, name, binary, environment, label, tokens, per_job, deadline=None):
     bench.WORKER_BIN = binary
     with worker_environment(environment):
-        return stack.worker_run(label, tokens, per_job)
+        return stack.worker_run(label, tokens, per_job, deadline=deadline)
 
 
-def run_together(stack, builds, label, tokens, per_job):
+def run_together(stack, builds, label, tokens, per_job, deadline=None):
     """Runs every build's worker at once, each on `tokens` of its own; returns each build's CPU per
     notification over the window in which all of them were sending (see the module's text)."""
     runs = []
     for name, binary, environment in builds:
         run_name = f"{label}{name}"
-        _, config, port, jobs = stack.preload(run_name, tokens, per_job)
+        _, config, port, jobs = stack.preload(run_name, tokens, per_job, deadline=deadline)
         runs.append({"name": name, "binary": binary, "environment": environment, "config": config, "port": port,
                      "jobs": jobs, "run_name": run_name})
     for run in runs:
@@ -115,9 +119,12 @@ def main():
     parser.add_argument("--per-job", default="1", help="comma-separated tokens per job (default 1)")
     parser.add_argument("--together", action="store_true",
                         help="run the builds at the same time, each on jobs of its own (see the module's text)")
+    parser.add_argument("--kafka-only", action="store_true",
+                        help="jobs past their deadline: the Kafka side alone, nothing sent to APNs")
     parser.add_argument("builds", nargs="+", type=parse_build, metavar="NAME=BINARY")
     options = parser.parse_args()
     per_jobs = [int(value) for value in options.per_job.split(",")]
+    deadline = "2000-01-01T00:00:00Z" if options.kafka_only else None
     names = [name for name, _, _ in options.builds]
     if len(set(names)) != len(names):
         parser.error("each build needs a name of its own")
@@ -131,7 +138,7 @@ def main():
             order = options.builds if round_ % 2 == 0 else options.builds[::-1]
             for per_job in per_jobs:
                 if options.together:
-                    figures = run_together(stack, order, f"tog{round_}x{per_job}", options.tokens, per_job)
+                    figures = run_together(stack, order, f"tog{round_}x{per_job}", options.tokens, per_job, deadline)
                     for name, figure in figures.items():
                         steady = figure["cpu_us_per_notification"]
                         row["builds"][f"{name}/{per_job}"] = {
@@ -143,7 +150,8 @@ def main():
                             f"notifications in {figure['window_seconds']} s")
                     continue
                 for name, binary, environment in order:
-                    run = run_build(stack, name, binary, environment, f"sit{round_}{name}{per_job}", options.tokens, per_job)
+                    run = run_build(stack, name, binary, environment, f"sit{round_}{name}{per_job}", options.tokens, per_job,
+                                    deadline)
                     steady = run["steady_cpu_us_per_notification"]
                     row["builds"][f"{name}/{per_job}"] = {
                         "steady_cpu_us_per_notification": steady, "ratio": round(steady / ceiling, 3),
