@@ -118,7 +118,7 @@ final class WorkerMetrics: Sendable {
         if status == 200 && reason == nil {
             if let run { run.metrics.delivered(app.delivered) } else { app.delivered.increment() }
         } else {
-            counter(app, status: status, reason: reason ?? "").increment()
+            other(app, status: status, reason: reason ?? "", run: run)
         }
         if attempts > 1 {
             app.apnsRetries.increment(by: attempts - 1)
@@ -128,6 +128,18 @@ final class WorkerMetrics: Sendable {
         } else {
             app.endToEnd.recordNanoseconds(endToEndNanoseconds)
         }
+    }
+
+    /// A final outcome other than a plain 2xx: in a run, counted there (its counter looked up only
+    /// when the outcome differs from the run's last). Not inlined: the 2xx path, inlined into
+    /// every caller, stays small.
+    @inline(never)
+    private func other(_ app: AppMetrics, status: Int, reason: String, run: ResultBatch?) {
+        guard let run else {
+            counter(app, status: status, reason: reason).increment()
+            return
+        }
+        run.metrics.other(app: ObjectIdentifier(app), status: status, reason: reason) { counter(app, status: status, reason: reason) }
     }
 
     /// The counter of `app`'s notifications that ended with `status` and `reason`.
