@@ -1,3 +1,4 @@
+import PushlineAPNSCore
 import Testing
 
 @testable import PushlineWorker
@@ -115,5 +116,40 @@ import Testing
         var third = JobTally()
         third.add(status: 200, reason: nil, attempts: 1, latencyMilliseconds: 1, heldMilliseconds: nil, answeredAt: 12)
         #expect(third.counts == [.init(status: 200, reason: nil, count: 1)])
+    }
+
+    /// A single-token job's `job_done` written straight from its outcome (a group's member) is
+    /// the record a tally of that one outcome gives, byte for byte.
+    @Test(arguments: [
+        APNSOutcome(response: Self.response(200), attempts: 1, latencyMilliseconds: 12.44),
+        APNSOutcome(
+            response: Self.response(410, body: #"{"reason":"Unregistered","timestamp":5}"#),
+            attempts: 2,
+            latencyMilliseconds: 3.5
+        ),
+        APNSOutcome(noResponse: .expired, attempts: 0, latencyMilliseconds: 0),
+        APNSOutcome(noResponse: .timeout, attempts: 3, latencyMilliseconds: 1500.06),
+        {
+            var held = APNSOutcome(response: Self.response(200), attempts: 1, latencyMilliseconds: 7.77)
+            held.heldMilliseconds = 250.04
+            return held
+        }(),
+    ])
+    func aSingleOutcomeIsWrittenAsItsTallyWouldBe(outcome: APNSOutcome) {
+        let meta = Array(#"{"campaign":"spring"}"#.utf8)
+        for job in [Self.job(tokens: 1), Self.job(tokens: 1, meta: meta)] {
+            var tally = JobTally(expected: 1)
+            tally.add(outcome, answeredAt: 1_790_000_000_100)
+            let expected = tally.record(for: job, source: Self.source).encoded()
+            let estimate = ResultRecord.JobDone.estimateOne(job: job, outcome: outcome, source: Self.source)
+            let written = JSONWriter.encode(estimate: estimate) {
+                ResultRecord.JobDone.writeOne(job: job, outcome: outcome, answeredAt: 1_790_000_000_100, source: Self.source, into: &$0)
+            }
+            #expect(String(decoding: written, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
+        }
+    }
+
+    static func response(_ status: Int, body: String = "") -> APNSResponse {
+        APNSResponse(status: status, apnsID: nil, apnsUniqueID: nil, body: Array(body.utf8))
     }
 }

@@ -57,8 +57,6 @@ extension JobPipeline {
             now: now.monotonic,
             run: now.run
         )
-        var tally = JobTally(expected: 1)
-        tally.add(outcome, answeredAt: now.wall)
         let source = member.pointee.source
         let template = member.pointee.deliveryTemplate(source: source)
         let apnsID = RecordAPNSID.block(group.requestIDs, index: index)
@@ -66,9 +64,13 @@ extension JobPipeline {
             template.write(job: job, index: 0, apnsID: apnsID, outcome: outcome, into: &$0)
         }
         // After its token's records (in the same run, or produced already): keyed alike, so it
-        // lands after them in the same partition.
-        let summary = tally.record(for: job, source: source)
-        publisher.publish(to: topics.results, key: job.id, token: group, estimate: summary.estimate) { summary.write(into: &$0) }
+        // lands after them in the same partition. Its one outcome is written as it is: no tally.
+        publisher.publish(
+            to: topics.results,
+            key: job.id,
+            token: group,
+            estimate: ResultRecord.JobDone.estimateOne(job: job, outcome: outcome, source: source)
+        ) { ResultRecord.JobDone.writeOne(job: job, outcome: outcome, answeredAt: now.wall, source: source, into: &$0) }
     }
 
     /// Member `index` was abandoned: its record is given up now (its partition's next owner does

@@ -1,3 +1,5 @@
+import PushlineAPNSCore
+
 extension ResultRecord {
     /// A job's summary (`job_done`), published once every token (the broadcast) of the job has its
     /// final outcome and before the job's offset is committed. Never for a rejected job, nor for a
@@ -90,6 +92,90 @@ extension ResultRecord {
         }
 
         func write(into json: inout JSONWriter) {
+            Self.write(
+                jobID: jobID,
+                app: app,
+                recipients: recipients,
+                attempts: attempts,
+                heldMilliseconds: heldMilliseconds,
+                firstSent: firstSent,
+                lastAnswer: lastAnswer,
+                latencyP50Milliseconds: latencyP50Milliseconds,
+                latencyMaxMilliseconds: latencyMaxMilliseconds,
+                source: source,
+                meta: meta,
+                into: &json
+            ) { json in
+                for (index, count) in counts.enumerated() {
+                    if index > 0 { json.raw(",") }
+                    Self.write(count, into: &json)
+                }
+            }
+        }
+
+        /// The `job_done` of a single-token `job` (read from `source`) whose token's final
+        /// outcome was `outcome`, answered at `answeredAt` (unix ms): the record a `JobTally` of
+        /// that one outcome gives, written with no tally, no counts array and no `JobDone`.
+        static func writeOne(
+            job: Job,
+            outcome: APNSOutcome,
+            answeredAt: Int64,
+            source: RecordSource,
+            into json: inout JSONWriter
+        ) {
+            let latency = outcome.latencyMilliseconds
+            write(
+                jobID: job.id,
+                app: job.app,
+                recipients: .tokens(1),
+                attempts: outcome.attempts,
+                heldMilliseconds: outcome.heldMilliseconds,
+                firstSent: outcome.attempts > 0 ? answeredAt - Int64(latency.rounded()) : nil,
+                lastAnswer: answeredAt,
+                latencyP50Milliseconds: latency,
+                latencyMaxMilliseconds: latency,
+                source: source,
+                meta: job.meta,
+                into: &json
+            ) { json in
+                write(Count(status: outcome.status, reason: outcome.reasonString, count: 1), into: &json)
+            }
+        }
+
+        /// Room for a single-token job's `job_done` (`writeOne`).
+        static func estimateOne(job: Job, outcome: APNSOutcome, source: RecordSource) -> Int {
+            344 + job.id.utf8.count + job.app.utf8.count + source.topic.utf8.count + (job.meta?.count ?? 0)
+                + (outcome.reasonString?.utf8.count ?? 0)
+        }
+
+        private static func write(_ count: Count, into json: inout JSONWriter) {
+            if count.reason == nil {
+                // `count.name` of a bare status, written without making the string.
+                json.raw("\"")
+                json.integer(count.status)
+                json.raw("\":")
+            } else {
+                json.string(count.name)
+                json.raw(":")
+            }
+            json.integer(count.count)
+        }
+
+        private static func write(
+            jobID: String,
+            app: String,
+            recipients: Recipients,
+            attempts: Int,
+            heldMilliseconds: Double?,
+            firstSent: Int64?,
+            lastAnswer: Int64,
+            latencyP50Milliseconds: Double,
+            latencyMaxMilliseconds: Double,
+            source: RecordSource,
+            meta: [UInt8]?,
+            into json: inout JSONWriter,
+            counts: (inout JSONWriter) -> Void
+        ) {
             // Each key with its separators is one literal: one copy rather than four calls.
             json.raw("{\"type\":\"job_done\",\"job_id\":")
             json.string(jobID)
@@ -104,19 +190,7 @@ extension ResultRecord {
                 json.string(channelID)
             }
             json.raw(",\"counts\":{")
-            for (index, count) in counts.enumerated() {
-                if index > 0 { json.raw(",") }
-                if count.reason == nil {
-                    // `count.name` of a bare status, written without making the string.
-                    json.raw("\"")
-                    json.integer(count.status)
-                    json.raw("\":")
-                } else {
-                    json.string(count.name)
-                    json.raw(":")
-                }
-                json.integer(count.count)
-            }
+            counts(&json)
             json.raw("},\"attempts\":")
             json.integer(attempts)
             if let heldMilliseconds {
