@@ -86,9 +86,19 @@ extension ResultRecord {
 
         /// Room for the keys, the numbers, and the strings unescaped.
         var estimate: Int {
-            320 + jobID.utf8.count + app.utf8.count + source.topic.utf8.count + (meta?.count ?? 0)
-                + counts.reduce(0) { $0 + 24 + ($1.reason?.utf8.count ?? 0) }
+            Self.estimate(jobID: jobID, app: app, source: source, meta: meta)
+                + counts.reduce(0) { $0 + Self.estimate($1.reason) }
                 + { if case .channel(let id) = recipients { id.utf8.count } else { 0 } }()
+        }
+
+        /// Room for the keys, the numbers and the shared strings, without the counts.
+        private static func estimate(jobID: String, app: String, source: RecordSource, meta: [UInt8]?) -> Int {
+            320 + jobID.utf8.count + app.utf8.count + source.topic.utf8.count + (meta?.count ?? 0)
+        }
+
+        /// Room for one member of `counts`.
+        private static func estimate(_ reason: String?) -> Int {
+            24 + (reason?.utf8.count ?? 0)
         }
 
         func write(into json: inout JSONWriter) {
@@ -144,8 +154,7 @@ extension ResultRecord {
 
         /// Room for a single-token job's `job_done` (`writeOne`).
         static func estimateOne(job: Job, outcome: APNSOutcome, source: RecordSource) -> Int {
-            344 + job.id.utf8.count + job.app.utf8.count + source.topic.utf8.count + (job.meta?.count ?? 0)
-                + (outcome.reasonString?.utf8.count ?? 0)
+            estimate(jobID: job.id, app: job.app, source: source, meta: job.meta) + estimate(outcome.reasonString)
         }
 
         private static func write(_ count: Count, into json: inout JSONWriter) {
