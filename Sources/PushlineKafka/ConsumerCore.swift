@@ -41,8 +41,9 @@ final class ConsumerCore: @unchecked Sendable {
     var closeWaiters: [CheckedContinuation<Void, Never>] = []
 
     // Poll thread only.
-    /// Messages read or copied from librdkafka and not yet taken into the machine.
-    private var pending: [CopiedMessage] = []
+    /// Records read or copied from librdkafka and not yet taken into the machine (their ids'
+    /// generations are not set yet).
+    private var pending: [KafkaRecord] = []
     private var topicNames = RDKafkaTopicNames()
 
     init(
@@ -226,40 +227,31 @@ final class ConsumerCore: @unchecked Sendable {
 
     private func take(_ consumed: RDKafkaConsumed) {
         switch consumed {
-        case .record(let message): pending.append(message)
+        case .record(let record): pending.append(record)
         case .error(let error): logger.warning("consumer: \(error)")
         case .endOfPartition: break
         }
     }
 
-    /// Takes copied messages into the machine and yields them to their lanes' readers. Also
+    /// Takes fetched records into the machine and yields them to their lanes' readers. Also
     /// called at the start of every rebalance, so messages fetched under an assignment are taken
     /// under it.
     func flushPending() {
         guard !pending.isEmpty else { return }
-        var records: [KafkaRecord] = []
-        var priorityRecords: [KafkaRecord] = []
-        records.reserveCapacity(pending.count)
+        // The bulk lane's records stay in `pending`, which is then handed to the reader as it
+        // is: a record's fields are never copied between librdkafka and the pipeline.
         condition.lock()
-        for message in pending {
-            guard let (id, lane) = machine.take(message.topicPartition, offset: message.offset) else { continue }
-            let record = KafkaRecord(
-                id: id,
-                storage: message.storage,
-                keyCount: message.keyCount,
-                headers: message.headers,
-                timestampMilliseconds: message.timestampMilliseconds,
-                reading: message.reading
-            )
-            switch lane {
-            case .bulk: records.append(record)
-            case .priority: priorityRecords.append(record)
-            }
+        let priorityRecords = FetchedBatch.split(&pending) { record in
+            guard let (id, lane) = machine.take(record.id.topicPartition, offset: record.id.offset) else { return nil }
+            record.id = id
+            return lane
         }
-        machine.handedOut(records.count, lane: .bulk)
+        machine.handedOut(pending.count, lane: .bulk)
         machine.handedOut(priorityRecords.count, lane: .priority)
         condition.unlock()
-        pending.removeAll(keepingCapacity: true)
+        var records: [KafkaRecord] = []
+        swap(&records, &pending)
+        pending.reserveCapacity(records.count)
         if !priorityRecords.isEmpty {
             priorityContinuation.yield(.records(priorityRecords))
         }

@@ -101,7 +101,14 @@ struct ConsumerStateMachine: Sendable {
     var stalledJoin: StalledJoin
     /// The last rebalance event ("assigned 4", "revoked 4", "lost 4") and when.
     var lastRebalance: (event: String, at: ContinuousClock.Instant)?
-    var phase = Phase.running
+    var phase = Phase.running {
+        didSet {
+            if case .running = phase { isRunning = true } else { isRunning = false }
+        }
+    }
+    /// `phase` is `.running`, kept beside it: read for every record taken, and a phase (its
+    /// instants are of a resilient type) is copied through its value witnesses to be matched.
+    private(set) var isRunning = true
     /// When a requested close stops waiting for started records.
     var closeDeadline: ContinuousClock.Instant?
     /// librdkafka raised a fatal error: nothing is committed any more.
@@ -113,7 +120,7 @@ struct ConsumerStateMachine: Sendable {
         self.stalledJoin = StalledJoin(bound: settings.stalledJoinLimit)
     }
 
-    var isClosing: Bool { phase != .running }
+    var isClosing: Bool { !isRunning }
 
     func lane(of topic: String) -> ConsumerLane {
         !settings.priorityTopics.isEmpty && settings.priorityTopics.contains(topic) ? .priority : .bulk
@@ -124,7 +131,7 @@ struct ConsumerStateMachine: Sendable {
     /// A fetched record: its id and lane, or nil when it is dropped (its partition is not owned
     /// or is being revoked, or the consumer is closing: the next owner gets it).
     mutating func take(_ topicPartition: TopicPartition, offset: Int64) -> (id: RecordID, lane: ConsumerLane)? {
-        guard phase == .running, let id = assignments.take(topicPartition, offset: offset) else { return nil }
+        guard isRunning, let id = assignments.take(topicPartition, offset: offset) else { return nil }
         return (id, lane(of: topicPartition.topic))
     }
 

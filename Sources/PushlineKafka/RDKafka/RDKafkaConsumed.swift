@@ -1,10 +1,10 @@
 import CRdKafka
 
 /// What one message of a consumer queue carries: a record (read by the consumer's reader, or
-/// copied into Swift memory), or an
-/// error librdkafka reports through a message (the end of a partition is not one).
+/// copied into Swift memory; not yet taken by the consumer's machine), or an error librdkafka
+/// reports through a message (the end of a partition is not one).
 enum RDKafkaConsumed {
-    case record(CopiedMessage)
+    case record(KafkaRecord)
     case error(KafkaError)
     case endOfPartition
 
@@ -16,7 +16,7 @@ enum RDKafkaConsumed {
     ) {
         let err = message.pointee.err
         if err == RD_KAFKA_RESP_ERR_NO_ERROR {
-            self = .record(CopiedMessage(copying: message, topicNames: &topicNames, reader: reader))
+            self = .record(KafkaRecord(fetched: message, topicNames: &topicNames, reader: reader))
         } else if err == RD_KAFKA_RESP_ERR__PARTITION_EOF {
             self = .endOfPartition
         } else {
