@@ -408,17 +408,19 @@ def main():
             # poll's group (docs/architecture.md), so this costs more per job than sending's Kafka
             # side does.
             for key, name, per_job in (("kafka_only", "kafka", 100), ("kafka_only_1_per_job", "kafka1", 1)):
-                run = results[key] = stack.worker_run(name, tokens, per_job, deadline="2000-01-01T00:00:00Z",
-                                                      profile=options.profile)
+                run = results[key] = beside(results, stack, (url, headers, payload), lambda: stack.worker_run(
+                    name, tokens, per_job, deadline="2000-01-01T00:00:00Z", profile=options.profile))
                 log(f"  {per_job} token(s)/job: {run['notifications_per_second']:,} notifications/s, "
                     f"{run['cpu_us_per_notification']} us CPU/notification (steady {run['steady_cpu_us_per_notification']})")
+                log_beside(run)
 
         for per_job in (100, 1):
             name = f"e2e{per_job}"
             if name not in parts:
                 continue
             log(f"end to end: {tokens:,} tokens in jobs of {per_job}")
-            run = stack.worker_run(name, tokens, per_job, profile=options.profile)
+            run = beside(results, stack, (url, headers, payload),
+                         lambda: stack.worker_run(name, tokens, per_job, profile=options.profile))
             if ceiling:
                 run["ratio_to_ceiling"] = round(run["notifications_per_second"] / ceiling, 3)
             if ceiling_4x1000:
@@ -427,6 +429,7 @@ def main():
             if ceiling:
                 results.setdefault("worker_cpu_budget", {})[f"{per_job}_per_job"] = budget(results, run, per_job, ceiling)
             log_run(run)
+            log_beside(run)
             if per_job == 100 and "compact" in options.results_modes.split(","):
                 # The same part in compact results mode (worker.results: compact), in the same run.
                 log(f"end to end: {tokens:,} tokens in jobs of 100, worker.results: compact")
@@ -462,6 +465,36 @@ def main():
         json.dump(results, handle, indent=2)
     log(f"results: {stem}.json")
     plot(results, stem + ".png")
+
+
+def beside(results, stack, request, part):
+    """Runs `part` (a worker run) between two h2load runs against the same mock (4 x 250, as the
+    ceiling), and adds the worker's steady CPU per notification as a ratio to h2load's CPU per
+    request twice: to the ceiling's (measured minutes earlier, at the start of the run) and to
+    the mean of the two beside it (seconds before and after). The host's speed drifts within a
+    run too (h2load's CPU per request moved 2.94-3.66 us within one ceiling part); the ratio
+    to what h2load cost beside the part is the one that drift does not move."""
+    url, headers, payload = request
+    before = h2load(url, 400_000, 4, 250, headers, payload)
+    run = part()
+    after = h2load(url, 400_000, 4, 250, headers, payload)
+    client = (before["client_cpu_us_per_request"] + after["client_cpu_us_per_request"]) / 2
+    run["h2load_beside"] = {"client_cpu_us_per_request": round(client, 2),
+                            "before": before["client_cpu_us_per_request"], "after": after["client_cpu_us_per_request"],
+                            "requests_per_second": [before["requests_per_second"], after["requests_per_second"]]}
+    steady = run["steady_cpu_us_per_notification"]
+    run["steady_cpu_ratio_to_h2load_beside"] = round(steady / client, 3)
+    ceiling = results.get("ceiling_mock", {}).get("client_cpu_us_per_request")
+    if ceiling:
+        run["steady_cpu_ratio_to_h2load"] = round(steady / ceiling, 3)
+    return run
+
+
+def log_beside(run):
+    entry = run["h2load_beside"]
+    log(f"  steady worker CPU / h2load CPU per request: {run.get('steady_cpu_ratio_to_h2load', '-')} (the ceiling's), "
+        f"{run['steady_cpu_ratio_to_h2load_beside']} (h2load beside the part: {entry['before']} us before, "
+        f"{entry['after']} us after)")
 
 
 def log_run(run):
