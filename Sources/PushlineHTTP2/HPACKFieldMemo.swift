@@ -13,6 +13,14 @@ struct HPACKFieldMemo {
     private var codedValue: [UInt8] = []
     /// The key of the constant field remembered here (`HTTP2ConstantFields`); 0: not one.
     var constantKey: UInt64 = 0
+    /// How many times in a row the literal's value was not the one remembered.
+    private var changes = 0
+    /// After this many changes in a row, a new value is remembered only on every this-many-th
+    /// change: `:path` and `apns-id` change on every request, and copying each value and its
+    /// coded bytes into the memo was a third of what writing them cost. The remembered pair stays
+    /// one value and its coding, so a match is always right; a field that settles is remembered
+    /// again within this many requests.
+    static let changesBeforeForgetting = 4
 
     /// Writes the remembered field when it is the constant field `constantKey` and the head is
     /// still valid: the field is the same bytes, so none are compared.
@@ -82,6 +90,7 @@ struct HPACKFieldMemo {
         head writeHead: (inout HPACKWriter) -> Void
     ) {
         Self.replace(&self.name, with: name)
+        changes = 0
         self.never = never
         self.version = version
         self.indexed = indexed
@@ -92,10 +101,13 @@ struct HPACKFieldMemo {
     /// remembered with its coded bytes.
     private mutating func writeValue(_ value: UnsafeRawBufferPointer, into writer: inout HPACKWriter) {
         if self.value.hasSameBytes(as: value) && !(value.isEmpty && codedValue.isEmpty) {
+            changes = 0
             writer.write(codedValue)
             return
         }
         let coded = writer.writeString(value)
+        changes += 1
+        guard changes < Self.changesBeforeForgetting || changes % Self.changesBeforeForgetting == 0 else { return }
         Self.replace(&self.value, with: value)
         Self.replace(&codedValue, with: coded)
     }

@@ -126,6 +126,29 @@ import Testing
         #expect(decoded[7].first { $0.name == ":path" }.map { String(decoding: $0.value, as: UTF8.self).hasPrefix("/3/device/") } == true)
     }
 
+    /// A value that changes on every request (then is no longer remembered), settles (and is
+    /// remembered again), and changes again: nghttp2's bytes throughout, and the fields decode.
+    @Test func aValueThatStopsChangingIsRememberedAgain() {
+        let pair = Pair()
+        var blocks: [[UInt8]] = []
+        var values: [String] = (0..<20).map { "changing-\($0)" }
+        values += Array(repeating: "settled", count: 3 * HPACKFieldMemo.changesBeforeForgetting)
+        values += ["changing-0", "changing-0", "settled"] + (0..<10).map { "again-\($0)" } + ["settled", "settled"]
+        for (number, value) in values.enumerated() {
+            let fields = [
+                Field(name: ":method", value: "POST", neverIndex: false),
+                Field(name: "x-value", value: value, neverIndex: true),
+                Field(name: "x-numbered", value: "\(number / 3)", neverIndex: true),
+            ]
+            let ours = pair.ourBlock(fields)
+            #expect(ours == pair.nghttp2Block(fields), "request \(number): \(value)")
+            blocks.append(ours)
+        }
+        let decoded = Self.inflate(blocks)
+        #expect(decoded.map { String(decoding: $0[1].value, as: UTF8.self) } == values)
+        #expect(decoded.map { String(decoding: $0[2].value, as: UTF8.self) } == values.indices.map { "\($0 / 3)" })
+    }
+
     /// Constant fields (the pseudo-headers and the token, as PooledConnection sends them) are
     /// known by their keys, not their bytes: the blocks are still nghttp2's, through a token
     /// rotation, a field that moves to another position, and table size updates.
