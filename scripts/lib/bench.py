@@ -461,6 +461,11 @@ def main():
         return
     os.makedirs(os.path.join(ROOT, "bench/results"), exist_ok=True)
     stem = os.path.join(ROOT, "bench/results", f"{datetime.date.today().isoformat()}-{commit}")
+    # A later run of the same commit on the same day is `-2`, `-3`, ...: never written over.
+    run = 1
+    while os.path.exists(stem + (f"-{run}" if run > 1 else "") + ".json"):
+        run += 1
+    stem += f"-{run}" if run > 1 else ""
     with open(stem + ".json", "w") as handle:
         json.dump(results, handle, indent=2)
     log(f"results: {stem}.json")
