@@ -84,11 +84,11 @@ final class JobPipeline: Sendable {
 
     /// Decodes one record (pure: nothing starts). A record the consumer's poll thread read
     /// (`JobRecordReader`) carries its job already; the others are decoded from their bytes.
-    func decode(_ record: consuming KafkaRecord) -> DecodedRecord {
+    func decode(_ record: KafkaRecord) -> DecodedRecord {
         Self.decode(record, with: decoder)
     }
 
-    static func decode(_ record: consuming KafkaRecord, with decoder: JobDecoder) -> DecodedRecord {
+    static func decode(_ record: KafkaRecord, with decoder: JobDecoder) -> DecodedRecord {
         if let box = record.reading as? Job.Box {
             return DecodedRecord(record: record, job: .success(Job(box: box)))
         }

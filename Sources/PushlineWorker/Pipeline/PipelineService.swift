@@ -77,21 +77,20 @@ final class PipelineService: Service, Sendable {
         // The records of one run, decoded: one buffer, reused by every run.
         var run: [DecodedRecord] = []
         for try await event in consumer.events {
-            switch consume event {
-            case .records(var records):
-                // Taken from the end of the reversed array: each record moves into its decoded
-                // form (reading them by index copied each one, a retain of each of its fields).
-                records.reverse()
-                while !records.isEmpty {
+            switch event {
+            case .records(let records):
+                var next = records.startIndex
+                while next < records.endIndex {
                     guard await backpressure.admit(), !Task.isCancelled else { return }
                     // A run of records the gate has room for (the last may take it past its
                     // limit, as one job always could): decoded first, started under one lock,
                     // and handed to the pipeline together.
                     var length = IntakeRun(room: pipeline.gate.limit - pipeline.gate.count)
-                    while length.wantsMore, let record = records.popLast() {
-                        let decoded = pipeline.decode(record)
+                    while next < records.endIndex && length.wantsMore {
+                        let decoded = pipeline.decode(records[next])
                         length.add(weight: decoded.weight)
                         run.append(decoded)
+                        next += 1
                     }
                     // Revoked while it waited: its partition's next owner does it.
                     let started = consumer.start(run.map { $0.record.id })
