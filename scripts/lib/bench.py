@@ -48,6 +48,12 @@ def h2load(url, requests, connections, streams, headers=(), data=None):
             "client_cpu_us_per_request": round(client_cpu * 1e6 / max(succeeded, 1), 2)}
 
 
+def mock_h2load(url, headers, payload, streams=250):
+    """h2load against the mock in the ceiling's shape: 400,000 requests over 4 connections of
+    `streams` streams (4 x 250 is the ceiling every ratio uses)."""
+    return h2load(url, 400_000, 4, streams, headers, payload)
+
+
 # The issue's end-to-end targets (ratio to the 4 x 250 ceiling) by tokens per job.
 RATIO_TARGETS = {100: 0.75, 1: 0.6}
 
@@ -462,10 +468,10 @@ def main():
     os.makedirs(os.path.join(ROOT, "bench/results"), exist_ok=True)
     stem = os.path.join(ROOT, "bench/results", f"{datetime.date.today().isoformat()}-{commit}")
     # A later run of the same commit on the same day is `-2`, `-3`, ...: never written over.
-    run = 1
-    while os.path.exists(stem + (f"-{run}" if run > 1 else "") + ".json"):
-        run += 1
-    stem += f"-{run}" if run > 1 else ""
+    number = 1
+    while os.path.exists(stem + (f"-{number}" if number > 1 else "") + ".json"):
+        number += 1
+    stem += f"-{number}" if number > 1 else ""
     with open(stem + ".json", "w") as handle:
         json.dump(results, handle, indent=2)
     log(f"results: {stem}.json")
@@ -480,9 +486,9 @@ def beside(results, stack, request, part):
     run too (h2load's CPU per request moved 2.94-3.66 us within one ceiling part); the ratio
     to what h2load cost beside the part is the one that drift does not move."""
     url, headers, payload = request
-    before = h2load(url, 400_000, 4, 250, headers, payload)
+    before = mock_h2load(url, headers, payload)
     run = part()
-    after = h2load(url, 400_000, 4, 250, headers, payload)
+    after = mock_h2load(url, headers, payload)
     client = (before["client_cpu_us_per_request"] + after["client_cpu_us_per_request"]) / 2
     run["h2load_beside"] = {"client_cpu_us_per_request": round(client, 2),
                             "before": before["client_cpu_us_per_request"], "after": after["client_cpu_us_per_request"],
@@ -592,7 +598,7 @@ def ceiling_parts(results, stack, url, headers, payload, rounds=3):
                 "then against nghttpd")
             mock_samples, nghttpd_samples = samples[suffix]
             mock_cpu_before = proc_stats(stack.mock.pid)[0]
-            mock_samples.append(h2load(url, 400_000, 4, streams, headers, payload))
+            mock_samples.append(mock_h2load(url, headers, payload, streams))
             mock_samples[-1]["mock_cpu_us_per_request"] = round(
                 (proc_stats(stack.mock.pid)[0] - mock_cpu_before) * 1e6 / max(mock_samples[-1]["succeeded"], 1), 2)
             # The same request, headers included (nghttpd decodes and ignores the APNs ones).
