@@ -16,6 +16,54 @@ enum HPACKHuffman {
         }
     }
 
+    /// Codes `bytes` into `destination` in one pass when the coding takes at most `limit` bytes,
+    /// and returns its length; nil (with `destination` scribbled on) when it would take more.
+    /// `destination` must hold `limit + 4` bytes: the coder writes four bytes at a time and notices
+    /// only afterwards that it went past the limit.
+    ///
+    /// A literal is coded only when that makes it shorter (`HPACKWriter.writeString`): coding it
+    /// straight away, and writing it as it is when the coding turns out longer, spares the pass
+    /// that first counted the coded length (at one token per job, where a request's `:path` and
+    /// `apns-id` change every time, the field memo's coding went from 2.70% to 2.47% of the worker).
+    static func encode(_ bytes: UnsafeRawBufferPointer, into destination: UnsafeMutableRawPointer, limit: Int) -> Int? {
+        guard limit >= 0 else { return nil }
+        guard let source = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return 0 }
+        return entries.withUnsafeBufferPointer { entries -> Int? in
+            var pending: UInt64 = 0
+            var bits: UInt64 = 0
+            var out = destination
+            let last = destination + limit
+            var next = source
+            let end = source + bytes.count
+            while next < end {
+                let entry = entries[Int(next.pointee)]
+                next += 1
+                let length = entry & 0xff
+                pending = (pending &<< length) | (entry &>> 8)
+                bits &+= length
+                if bits >= 32 {
+                    // Past the limit already: at most 4 bytes beyond it were written.
+                    guard out < last else { return nil }
+                    bits &-= 32
+                    out.storeBytes(of: UInt32(truncatingIfNeeded: pending &>> bits).bigEndian, as: UInt32.self)
+                    out += 4
+                }
+            }
+            guard out <= last else { return nil }
+            while bits >= 8 {
+                bits &-= 8
+                out.storeBytes(of: UInt8(truncatingIfNeeded: pending &>> bits), as: UInt8.self)
+                out += 1
+            }
+            if bits > 0 {
+                let padding = 8 - bits
+                out.storeBytes(of: UInt8(truncatingIfNeeded: (pending &<< padding) | ((1 &<< padding) &- 1)), as: UInt8.self)
+                out += 1
+            }
+            return out <= last ? out - destination : nil
+        }
+    }
+
     /// Codes `bytes` into `destination`, which holds exactly `encodedCount(bytes)` bytes; the last
     /// byte is padded with the most significant bits of EOS (ones).
     ///

@@ -49,6 +49,18 @@ struct HPACKWriter {
     @discardableResult
     mutating func writeString(_ string: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
         let begin = count
+        // Under 127 bytes either length is one byte: code it after that byte in one pass, and
+        // write the string as it is if the coding is not shorter.
+        if string.count < 127, count + 1 + string.count + 4 <= capacity {
+            if let coded = HPACKHuffman.encode(string, into: start + count + 1, limit: string.count - 1) {
+                writeByte(0x80 | UInt8(coded))
+                count += coded
+            } else {
+                writeByte(UInt8(string.count))
+                write(string)
+            }
+            return UnsafeRawBufferPointer(start: start + begin, count: count - begin)
+        }
         let coded = HPACKHuffman.encodedCount(string)
         if coded < string.count {
             writeInteger(coded, prefix: 7, flags: 0x80)

@@ -412,11 +412,17 @@ extension HTTP2ClientHandler: NGHTTP2SessionEvents {
     ) throws {
         withStream(streamID) { stream in
             if name.first == UInt8(ascii: ":") {
-                if name.elementsEqual(":status".utf8) { stream.status = parseStatus(value) }
+                if Self.isStatus(name) { stream.status = parseStatus(value) }
                 return
             }
             stream.headers.append(name: name, value: value, neverIndex: neverIndex)
         }
+    }
+
+    /// `:status`, compared with one `memcmp`: `elementsEqual` against a `String`'s UTF-8 view went
+    /// byte by byte through the generic iterator, 0.37% of the worker at one token per job.
+    private static func isStatus(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        UnsafeRawBufferPointer(name).hasSameBytes(as: ":status")
     }
 
     package func sessionData(streamID: Int32, bytes: UnsafeRawBufferPointer) throws {

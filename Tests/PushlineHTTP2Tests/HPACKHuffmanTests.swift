@@ -41,6 +41,52 @@ import Testing
         }
     }
 
+    /// RFC 7541, 5.2, as nghttp2 chooses: Huffman-coded (H set) when that is shorter, else as it is.
+    static func literal(_ bytes: [UInt8]) -> [UInt8] {
+        let coded = reference(bytes)
+        let (flag, body) = coded.count < bytes.count ? (UInt8(0x80), coded) : (0, bytes)
+        var out: [UInt8] = []
+        if body.count < 127 {
+            out.append(flag | UInt8(body.count))
+        } else {
+            out.append(flag | 127)
+            var rest = body.count - 127
+            while rest >= 128 {
+                out.append(UInt8(rest & 0x7f) | 0x80)
+                rest >>= 7
+            }
+            out.append(UInt8(rest))
+        }
+        return out + body
+    }
+
+    static func written(_ bytes: [UInt8], room: Int) -> [UInt8]? {
+        var memory = [UInt8](repeating: 0, count: room)
+        return memory.withUnsafeMutableBytes { memory in
+            var writer = HPACKWriter(memory)
+            let field = bytes.withUnsafeBytes { writer.writeString($0) }
+            return Array(field)
+        }
+    }
+
+    /// The one-pass coder (which gives up past its limit) writes what the two passes write: for
+    /// strings that code shorter, longer (bytes with long codes) and alike, under and over 127
+    /// bytes, with room to spare and with exactly the room the field needs.
+    @Test func aLiteralIsWrittenAsTheRFCSaysInOnePass() {
+        var generator = SystemRandomNumberGenerator()
+        let hex = Array("0123456789abcdef".utf8)
+        for length in 0...200 {
+            let any = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let common = (0..<length).map { _ in hex.randomElement(using: &generator)! }
+            let long = (0..<length).map { _ in UInt8.random(in: 0xf0...0xff, using: &generator) }
+            for bytes in [any, common, long] {
+                let expected = Self.literal(bytes)
+                #expect(Self.written(bytes, room: expected.count + 64) == expected, "length \(length)")
+                #expect(Self.written(bytes, room: max(expected.count, 6)) == expected, "length \(length), no room to spare")
+            }
+        }
+    }
+
     @Test func aDevicePathAndAnAPNsIDCodeAsTheRFCSays() {
         let path = Array("/3/device/\(String(repeating: "0f1e2d3c4b5a6978", count: 4))".utf8)
         let id = Array("4d4f4a8e-1b2c-4000-8000-00000000002a".utf8)
