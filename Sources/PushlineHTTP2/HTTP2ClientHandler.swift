@@ -40,9 +40,9 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
     @exclusivity(unchecked) private var capacity: ClientStreamCapacity
     @exclusivity(unchecked) private var coalescer = WriteCoalescer()
     @exclusivity(unchecked) private var pings = PingTracker()
-    @exclusivity(unchecked) private var deferred: [Deferred] = []
-    /// `runDeferred`'s emptied array, kept for its storage.
-    @exclusivity(unchecked) private var spareDeferred: [Deferred] = []
+    @exclusivity(unchecked) private var deferred = MoveQueue<Deferred>()
+    /// `runDeferred`'s emptied queue, kept for its storage (nil while a run has it).
+    @exclusivity(unchecked) private var spareDeferred: MoveQueue<Deferred>? = MoveQueue<Deferred>()
     @exclusivity(unchecked) private var capacityFreed = false
     /// `goAway` queued our GOAWAY (it is sent once).
     private var goAwayQueued = false
@@ -337,14 +337,14 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
     // MARK: Completing streams outside nghttp2
 
     private func runDeferred() {
-        // Items are moved out (reversed once, then popped), not copied: a completion holds the
-        // response and the caller's tag. What the calls add meanwhile runs in the next round.
-        var items: [Deferred] = []
-        swap(&items, &spareDeferred)
+        // Items are moved out, not copied: a completion holds the response and the caller's tag.
+        // What the calls add meanwhile goes to `deferred` and runs in the next round. A run
+        // started inside a call (`failEverything`) takes a queue of its own.
+        var items = spareDeferred ?? MoveQueue<Deferred>()
+        spareDeferred = nil
         while !deferred.isEmpty {
             swap(&items, &deferred)
-            items.reverse()
-            while let item = items.popLast() {
+            items.drain { item in
                 switch item {
                 case .completed(let completion, let result): complete(completion, result)
                 case .pong(let promise, let rtt): promise.succeed(rtt)
