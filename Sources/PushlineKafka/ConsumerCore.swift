@@ -203,7 +203,10 @@ final class ConsumerCore: @unchecked Sendable {
                         upTo: plan.bulkRoom,
                         timeout: plan.bulkWaits ? pollMilliseconds : 0,
                         topicNames: &topicNames,
-                        reader: reader
+                        reader: reader,
+                        // A partition queue's poll serves no callback: nothing else touches
+                        // `pending` meanwhile.
+                        into: &pending
                     ) { consumed in take(consumed) }
                 }
                 pollBatch(timeout: plan.consumerWaits ? pollMilliseconds : 0)
@@ -218,16 +221,17 @@ final class ConsumerCore: @unchecked Sendable {
             upTo: configuration.maxBatchSize - pending.count,
             timeout: timeout,
             topicNames: &topicNames,
-            reader: reader
-        ) { consumed in
-            take(consumed)
-        }
+            reader: reader,
+            // Not `into: &pending`: the rebalance handler, inside the poll, takes `pending`.
+            record: { pending.append($0) },
+            other: { take($0) }
+        )
         flushPending()
     }
 
+    /// A message that is not a record (records go straight into `pending`).
     private func take(_ consumed: RDKafkaConsumed) {
         switch consumed {
-        case .record(let record): pending.append(record)
         case .error(let error): logger.warning("consumer: \(error)")
         case .endOfPartition: break
         }

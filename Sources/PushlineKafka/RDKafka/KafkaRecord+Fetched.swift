@@ -7,12 +7,13 @@ extension KafkaRecord {
     /// where it is fetched, and handed to the reader as it is (no copy of its fields on the way).
     ///
     /// The caller destroys `message` right after (held messages would pin librdkafka's whole
-    /// fetch buffer, librdkafka#1382).
-    init(
-        fetched message: UnsafeMutablePointer<rd_kafka_message_t>,
+    /// fetch buffer, librdkafka#1382). A static function, so that `reader` is borrowed
+    /// (`RDKafkaConsumed.read`).
+    static func fetched(
+        _ message: UnsafeMutablePointer<rd_kafka_message_t>,
         topicNames: inout RDKafkaTopicNames,
         reader: (any KafkaRecordReader)?
-    ) {
+    ) -> KafkaRecord {
         let m = message.pointee
         let id = RecordID(topic: topicNames.name(of: m.rkt), partition: m.partition, offset: m.offset, generation: 0)
         var type = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE
@@ -20,14 +21,11 @@ extension KafkaRecord {
         let timestamp = type == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE ? nil : stamp
         let keyCount = m.key == nil ? 0 : m.key_len
         let valueCount = m.payload == nil ? 0 : m.len
-        if let reader,
-            let reading = reader.read(
-                key: m.key.map { UnsafeRawBufferPointer(start: $0, count: keyCount) },
-                value: UnsafeRawBufferPointer(start: m.payload, count: valueCount)
-            )
-        {
-            self.init(id: id, storage: [], keyCount: nil, headers: [], timestampMilliseconds: timestamp, reading: reading)
-            return
+        if let reading = reader?.read(
+            key: m.key.map { UnsafeRawBufferPointer(start: $0, count: keyCount) },
+            value: UnsafeRawBufferPointer(start: m.payload, count: valueCount)
+        ) {
+            return KafkaRecord(id: id, storage: [], keyCount: nil, headers: [], timestampMilliseconds: timestamp, reading: reading)
         }
         let storage = [UInt8](unsafeUninitializedCapacity: keyCount + valueCount) { buffer, initialized in
             if let key = m.key, keyCount > 0 {
@@ -39,7 +37,7 @@ extension KafkaRecord {
             }
             initialized = keyCount + valueCount
         }
-        self.init(
+        return KafkaRecord(
             id: id,
             storage: storage,
             keyCount: m.key == nil ? nil : keyCount,

@@ -75,24 +75,33 @@ extension RDKafkaClient {
 
     /// Polls the consumer queue: up to `capacity` messages, waiting up to `timeout` milliseconds
     /// for the first only, serving rebalances, logs and commit results on the way. Each message
-    /// is read or copied (`reader`), handed to `body` and destroyed at once (a held message pins its whole fetch
-    /// buffer). Returns how many messages came.
+    /// is read or copied (`reader`) and handed to `record`, or to `other` when it is not a record,
+    /// and destroyed at once (a held message pins its whole fetch buffer). Returns how many
+    /// messages came.
+    ///
+    /// Each record is handed out before the next poll: the rebalance handler, which runs inside
+    /// a poll, takes the records fetched before it (under the assignment they came with).
     @discardableResult
     func pollConsumer(
         upTo capacity: Int,
         timeout: Int32,
         topicNames: inout RDKafkaTopicNames,
         reader: (any KafkaRecordReader)? = nil,
-        _ body: (RDKafkaConsumed) -> Void
+        record: (KafkaRecord) -> Void,
+        other: (RDKafkaConsumed) -> Void
     ) -> Int {
         var timeout = timeout
         var count = 0
+        var records: [KafkaRecord] = []
         while count < capacity {
             guard let message = rd_kafka_consumer_poll(handle, timeout) else { break }
             timeout = 0
             count += 1
-            body(RDKafkaConsumed(message, topicNames: &topicNames, reader: reader))
+            if let consumed = RDKafkaConsumed.read(message, topicNames: &topicNames, reader: reader, into: &records) {
+                other(consumed)
+            }
             rd_kafka_message_destroy(message)
+            if let fetched = records.popLast() { record(fetched) }
         }
         return count
     }

@@ -45,27 +45,35 @@ final class RDKafkaQueue: @unchecked Sendable {
         }
     }
 
-    /// Up to `capacity` messages, each read (`RDKafkaConsumed`), handed to `body` and destroyed
-    /// right after. Waits up to `timeout` milliseconds for the first one only (returning as soon
-    /// as it comes).
+    /// Up to `capacity` messages, each read into `records` (`RDKafkaConsumed.read`), or handed
+    /// to `other` when it is not a record, and destroyed right after. Waits up to `timeout`
+    /// milliseconds for the first one only (returning as soon as it comes).
     @discardableResult
     func consume(
         upTo capacity: Int,
         timeout: Int32 = 0,
         topicNames: inout RDKafkaTopicNames,
         reader: (any KafkaRecordReader)? = nil,
-        _ body: (RDKafkaConsumed) -> Void
+        into records: inout [KafkaRecord],
+        other: (RDKafkaConsumed) -> Void
     ) -> Int {
         guard capacity > 0 else { return 0 }
         var first = 0
         if timeout > 0 {
             guard let message = rd_kafka_consume_queue(pointer, timeout) else { return 0 }
-            body(RDKafkaConsumed(message, topicNames: &topicNames, reader: reader))
+            if let consumed = RDKafkaConsumed.read(message, topicNames: &topicNames, reader: reader, into: &records) {
+                other(consumed)
+            }
             rd_kafka_message_destroy(message)
             first = 1
             guard capacity > 1 else { return 1 }
         }
-        return first + takeWaiting(upTo: capacity - first) { body(RDKafkaConsumed($0, topicNames: &topicNames, reader: reader)) }
+        return first
+            + takeWaiting(upTo: capacity - first) { message in
+                if let consumed = RDKafkaConsumed.read(message, topicNames: &topicNames, reader: reader, into: &records) {
+                    other(consumed)
+                }
+            }
     }
 
     /// Destroys up to `capacity` waiting messages unread (records nobody takes any more).
