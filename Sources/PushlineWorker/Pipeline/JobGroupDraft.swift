@@ -32,7 +32,7 @@ struct JobGroupDraft {
     var isFull: Bool { members.count >= Self.capacity }
 
     mutating func add(_ member: consuming JobGroupMember, options: APNSSendOptions) {
-        members.append(member)
+        members.append(consume member)
         self.options.append(options)
     }
 

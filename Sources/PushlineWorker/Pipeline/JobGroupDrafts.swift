@@ -21,7 +21,7 @@ struct JobGroupDrafts {
             drafts.append(JobGroupDraft(app: app, expected: expected))
             index = drafts.count - 1
         }
-        drafts[index].add(member, options: options)
+        drafts[index].add(consume member, options: options)
         guard drafts[index].isFull else { return nil }
         return drafts.remove(at: index)
     }
