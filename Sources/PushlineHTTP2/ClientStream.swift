@@ -38,6 +38,14 @@ final class ClientStream {
 
     /// An ended stream lets go of its submitter, request and response body (its header storage
     /// is emptied and kept by `reuse`).
+    /// Moves the completion out, leaving `.none`: the taker gets it without a retain, and
+    /// `recycle` has nothing to release.
+    func takeCompletion() -> Completion {
+        var taken = Completion.none
+        swap(&taken, &completion)
+        return taken
+    }
+
     func recycle() {
         completion = .none
         requestBody = nil

@@ -389,7 +389,7 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
         guard let stream = takeStream(streamID) else { return }
         capacity.streamFinished(wasSent: stream.headersSent)
         capacityFreed = true
-        deferred.append(.completed(stream.completion, result(stream)))
+        deferred.append(.completed(stream.takeCompletion(), result(stream)))
         // Nothing looks a stream up but by its id, which is gone from `streams` now.
         if spareStreams.count < Self.maxSpareStreams {
             stream.recycle()
