@@ -45,9 +45,12 @@ struct JobGroupDraft {
         var submissions: [APNSBatchSubmission] = []
         members.withUnsafeBufferPointer { members in
             var start = 0
+            // Members are read through the buffer's address: `members[i].job` copied the member
+            // (a retain and a release of each of its references) to read one field.
+            let first = members.baseAddress!
             while start < members.count {
                 var end = start + 1
-                while end < members.count && Self.sendAlike(members[start].job, members[end].job)
+                while end < members.count && Self.sendAlike((first + start).pointee.job, (first + end).pointee.job)
                     && options[start] == options[end]
                 {
                     end += 1
@@ -76,18 +79,20 @@ struct JobGroupDraft {
     /// and payload shared, not copied); a longer run's has their tokens in one buffer and each
     /// one's payload.
     private static func batch(of run: Slice<UnsafeBufferPointer<JobGroupMember>>, ids: APNSIDBlock) -> APNSNotificationBatch {
-        let first = run[run.startIndex].job
+        let base = run.base.baseAddress!
+        let first = (base + run.startIndex).pointee.job
         guard run.count > 1 else { return first.notificationBatch(ids: ids) }
         var tokens = APNSDeviceTokens()
         var payloads: [[UInt8]] = []
         payloads.reserveCapacity(run.count)
-        for member in run {
-            let job = member.job
-            job.deviceTokens.bytes.withUnsafeBytes { bytes in
+        // Through the buffer's address, as above: iterating the slice copied each member.
+        for index in run.startIndex..<run.endIndex {
+            let job = UnsafePointer(base + index).pointer(to: \.job)!
+            job.pointee.deviceTokens.bytes.withUnsafeBytes { bytes in
                 if tokens.isEmpty { tokens.reserveCapacity(bytes: bytes.count * run.count) }
                 tokens.append(bytes: bytes)
             }
-            payloads.append(job.payload)
+            payloads.append(job.pointee.payload)
         }
         var batch = APNSNotificationBatch(
             tokens: tokens,
