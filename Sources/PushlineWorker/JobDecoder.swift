@@ -57,9 +57,9 @@ public struct JobDecoder: Sendable {
     }
 
     private func decode(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Job {
-        let fields: JobFields
+        var scanned = JobFields()
         do {
-            fields = try JobFields(bytes)
+            try scanned.scan(bytes)
         } catch let error as JSONScanner.Error {
             // Valid JSON of another type is "not an object"; anything else is "invalid JSON".
             if (try? JSONScanner.validate(bytes)) != nil {
@@ -67,6 +67,9 @@ public struct JobDecoder: Sendable {
             }
             throw JobRejection(.invalidJSON, error.description)
         }
+        // Moved into a constant: the functions below capture it, and a captured variable is
+        // boxed and copied out for each read.
+        let fields = consume scanned
 
         func string(_ slot: JobFields.Slot) throws -> String? {
             guard let value = fields[slot], value.kind != .null else { return nil }

@@ -31,9 +31,15 @@ struct JobFields {
     /// The first member that repeats.
     private var duplicate: String?
 
-    /// Reads the members of the record `bytes`; throws the scanner's error when it is not one JSON
-    /// object, and `.duplicateField` naming the first member that repeats.
-    init(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+    /// No members yet (`scan` reads them).
+    init() {}
+
+    /// Reads the members of the record `bytes` into this empty value; throws the scanner's error
+    /// when it is not one JSON object, and `.duplicateField` naming the first member that
+    /// repeats. Filled in place: built by an initializer, the value (about 330 bytes) was copied
+    /// three times on its way to the decoder, and its arrays retained and released (about 0.4%
+    /// of the worker at one token per job).
+    mutating func scan(_ bytes: UnsafeBufferPointer<UInt8>) throws {
         try JSONScanner.forEachMemberKey(bytes) { key, value in add(bytes, key, value) }
         if let duplicate { throw JobRejection(.duplicateField, duplicate) }
     }
