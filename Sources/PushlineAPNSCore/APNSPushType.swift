@@ -49,6 +49,8 @@ public enum APNSPushType: String, Sendable, CaseIterable, Hashable {
 
     /// The topic for `bundleID` with this push type's suffix.
     public func defaultTopic(bundleID: String) -> String {
-        bundleID + topicSuffix
+        // Most push types have no suffix: the bundle id as it is, without a concatenation.
+        let suffix = topicSuffix
+        return suffix.isEmpty ? bundleID : bundleID + suffix
     }
 }
