@@ -17,7 +17,7 @@ import Testing
     }
 
     /// Reads the records whose value is an even index; declines the odd ones.
-    struct EvenReader: KafkaRecordReader {
+    final class EvenReader: KafkaRecordReader {
         func read(key: UnsafeRawBufferPointer?, value: UnsafeRawBufferPointer) -> (any AnyObject & Sendable)? {
             guard let index = Int(String(decoding: value, as: UTF8.self)), index % 2 == 0 else { return nil }
             return Read(value: index, key: key.flatMap { Int(String(decoding: $0, as: UTF8.self)) })
