@@ -18,8 +18,12 @@ enum HPACKHuffman {
 
     /// Codes `bytes` into `destination` in one pass when the coding takes at most `limit` bytes,
     /// and returns its length; nil (with `destination` scribbled on) when it would take more.
-    /// `destination` must hold `limit + 4` bytes: the coder writes four bytes at a time and notices
-    /// only afterwards that it went past the limit.
+    /// `destination` must hold `limit + 4` bytes when the coding may not fit: the coder writes four
+    /// bytes at a time and notices only afterwards that it went past the limit (a coding that fits
+    /// is never written past).
+    ///
+    /// Written with pointers and one table: the same loop over two arrays, indexed, compiled to a
+    /// loop about five times slower (values moved through vector registers on every byte).
     ///
     /// A literal is coded only when that makes it shorter (`HPACKWriter.writeString`): coding it
     /// straight away, and writing it as it is when the coding turns out longer, spares the pass
@@ -29,6 +33,8 @@ enum HPACKHuffman {
         guard limit >= 0 else { return nil }
         guard let source = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return 0 }
         return entries.withUnsafeBufferPointer { entries -> Int? in
+            // Codes are at most 30 bits, and fewer than 32 bits wait in `pending` when one is
+            // added, so 64 bits never overflow.
             var pending: UInt64 = 0
             var bits: UInt64 = 0
             var out = destination
@@ -65,43 +71,11 @@ enum HPACKHuffman {
     }
 
     /// Codes `bytes` into `destination`, which holds exactly `encodedCount(bytes)` bytes; the last
-    /// byte is padded with the most significant bits of EOS (ones).
-    ///
-    /// Written with pointers and one table: the same loop over two arrays, indexed, compiled to a
-    /// loop about five times slower (values moved through vector registers on every byte).
+    /// byte is padded with the most significant bits of EOS (ones). The one-pass coder with the
+    /// exact length as its limit: it never writes past a coding that fits.
     static func encode(_ bytes: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer) {
-        guard let source = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), let start = destination.baseAddress else { return }
-        entries.withUnsafeBufferPointer { entries in
-            // Codes are at most 30 bits, and fewer than 32 bits wait in `pending` when one is
-            // added, so 64 bits never overflow.
-            var pending: UInt64 = 0
-            var bits: UInt64 = 0
-            var out = start
-            var next = source
-            let end = source + bytes.count
-            while next < end {
-                let entry = entries[Int(next.pointee)]
-                next += 1
-                let length = entry & 0xff
-                pending = (pending &<< length) | (entry &>> 8)
-                bits &+= length
-                if bits >= 32 {
-                    bits &-= 32
-                    out.storeBytes(of: UInt32(truncatingIfNeeded: pending &>> bits).bigEndian, as: UInt32.self)
-                    out += 4
-                }
-            }
-            while bits >= 8 {
-                bits &-= 8
-                out.storeBytes(of: UInt8(truncatingIfNeeded: pending &>> bits), as: UInt8.self)
-                out += 1
-            }
-            if bits > 0 {
-                let padding = 8 - bits
-                out.storeBytes(of: UInt8(truncatingIfNeeded: (pending &<< padding) | ((1 &<< padding) &- 1)), as: UInt8.self)
-                out += 1
-            }
-            precondition(out - start == destination.count, "HPACK Huffman: destination is not the coded length")
-        }
+        guard let start = destination.baseAddress else { return }
+        let written = encode(bytes, into: start, limit: destination.count)
+        precondition(written == destination.count, "HPACK Huffman: destination is not the coded length")
     }
 }
