@@ -92,16 +92,16 @@ extension RDKafkaClient {
     ) -> Int {
         var timeout = timeout
         var count = 0
-        var records: [KafkaRecord] = []
         while count < capacity {
             guard let message = rd_kafka_consumer_poll(handle, timeout) else { break }
             timeout = 0
             count += 1
-            if let consumed = RDKafkaConsumed.read(message, topicNames: &topicNames, reader: reader, into: &records) {
+            if let consumed = RDKafkaConsumed(message) {
                 other(consumed)
+            } else {
+                record(KafkaRecord.fetched(message, topicNames: &topicNames, reader: reader))
             }
             rd_kafka_message_destroy(message)
-            if let fetched = records.popLast() { record(fetched) }
         }
         return count
     }

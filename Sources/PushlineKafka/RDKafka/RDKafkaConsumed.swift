@@ -6,6 +6,20 @@ enum RDKafkaConsumed {
     case error(KafkaError)
     case endOfPartition
 
+    /// What `message` carries when it is not a record; nil for a record. The caller destroys
+    /// `message` after.
+    init?(_ message: UnsafeMutablePointer<rd_kafka_message_t>) {
+        let err = message.pointee.err
+        if err == RD_KAFKA_RESP_ERR_NO_ERROR {
+            return nil
+        } else if err == RD_KAFKA_RESP_ERR__PARTITION_EOF {
+            self = .endOfPartition
+        } else {
+            let place = message.pointee.rkt.map { "\(String(cString: rd_kafka_topic_name($0)))[\(message.pointee.partition)]: " } ?? ""
+            self = .error(KafkaError(err, message: place + String(cString: rd_kafka_message_errstr(message))))
+        }
+    }
+
     /// Reads `message`: a record is appended to `records` (read by the consumer's reader, or
     /// copied into Swift memory; not yet taken by the consumer's machine), anything else is
     /// returned. The caller destroys `message` right after.
@@ -21,15 +35,8 @@ enum RDKafkaConsumed {
         reader: (any KafkaRecordReader)?,
         into records: inout [KafkaRecord]
     ) -> RDKafkaConsumed? {
-        let err = message.pointee.err
-        if err == RD_KAFKA_RESP_ERR_NO_ERROR {
-            records.append(KafkaRecord.fetched(message, topicNames: &topicNames, reader: reader))
-            return nil
-        } else if err == RD_KAFKA_RESP_ERR__PARTITION_EOF {
-            return .endOfPartition
-        } else {
-            let place = message.pointee.rkt.map { "\(String(cString: rd_kafka_topic_name($0)))[\(message.pointee.partition)]: " } ?? ""
-            return .error(KafkaError(err, message: place + String(cString: rd_kafka_message_errstr(message))))
-        }
+        if let consumed = RDKafkaConsumed(message) { return consumed }
+        records.append(KafkaRecord.fetched(message, topicNames: &topicNames, reader: reader))
+        return nil
     }
 }
