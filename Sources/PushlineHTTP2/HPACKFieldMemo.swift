@@ -1,6 +1,13 @@
 /// The field an `HPACKRequestEncoder` last wrote at one position of a request's block, with its
 /// coded bytes: the representation's head (an index, or a literal's flags and name) and, for a
 /// literal, the coded value. Its arrays keep their storage from request to request.
+///
+/// What it holds is always one field and its exact coding, never a mix: `head` is the coding of
+/// (`name`, `never`) in table `version`; `codedValue` is the coding of `value`; `constantKey`
+/// names the constant field (`HTTP2ConstantFields`) whose name and value these are, and is set
+/// only here, in the same step that stores that value. A constant field is known by its key
+/// alone (`writeIfSame(constantKey:version:into:)`), so a key must never outlive its value: a
+/// value written but not remembered clears the key.
 struct HPACKFieldMemo {
     private var name: [UInt8] = []
     private var never = false
@@ -9,46 +16,54 @@ struct HPACKFieldMemo {
     /// True when the whole field is `head` (an index): then `value` is the value it names.
     private var indexed = false
     private var head: [UInt8] = []
+    /// A literal's value and its coded bytes, when `valueKnown`.
     private var value: [UInt8] = []
     private var codedValue: [UInt8] = []
-    /// The key of the constant field remembered here (`HTTP2ConstantFields`); 0: not one.
-    var constantKey: UInt64 = 0
+    private var valueKnown = false
+    /// The key of the constant field whose name and value are remembered here; 0: not one.
+    private var constantKey: UInt64 = 0
     /// How many times in a row the literal's value was not the one remembered.
     private var changes = 0
     /// After this many changes in a row, a new value is remembered only on every this-many-th
     /// change: `:path` and `apns-id` change on every request, and copying each value and its
-    /// coded bytes into the memo was a third of what writing them cost. The remembered pair stays
-    /// one value and its coding, so a match is always right; a field that settles is remembered
-    /// again within this many requests.
+    /// coded bytes into the memo was a third of what writing them cost. A value written and not
+    /// remembered leaves the memo holding the previous value and its coding (and no constant
+    /// key); a field that settles is remembered again within this many requests.
     static let changesBeforeForgetting = 4
 
-    /// Writes the remembered field when it is the constant field `constantKey` and the head is
-    /// still valid: the field is the same bytes, so none are compared.
-    mutating func writeIfSame(constantKey: UInt64, version: Int, into writer: inout HPACKWriter) -> Bool {
-        guard constantKey == self.constantKey, version == self.version else { return false }
+    /// Writes the remembered field when it is the constant field `constantKey` (not 0) and the
+    /// head is still valid: the field is the same bytes, so none are compared.
+    func writeIfSame(constantKey: UInt64, version: Int, into writer: inout HPACKWriter) -> Bool {
+        guard constantKey != 0, constantKey == self.constantKey, version == self.version else { return false }
         writer.write(head)
         if !indexed { writer.write(codedValue) }
         return true
     }
 
-    /// Writes the field when it is the one remembered, or a literal of it whose value alone
-    /// differs (then the value is coded in place and remembered); false when the field must be
-    /// decided anew.
+    /// Writes the field when it is the one remembered, or a never-indexed literal of it whose
+    /// value alone differs (then the value is coded in place, and remembered unless it keeps
+    /// changing); false when the field must be decided anew. `constantKey`: the field's key when
+    /// it is a constant field (0 otherwise), remembered with its value.
     mutating func writeIfSame(
         name: UnsafeRawBufferPointer,
         value: UnsafeRawBufferPointer,
         never: Bool,
         version: Int,
+        constantKey: UInt64,
         into writer: inout HPACKWriter
     ) -> Bool {
         guard version == self.version, never == self.never, self.name.hasSameBytes(as: name) else { return false }
         if indexed {
-            guard self.value.hasSameBytes(as: value) else { return false }
+            guard valueKnown, self.value.hasSameBytes(as: value) else { return false }
+            self.constantKey = constantKey
             writer.write(head)
             return true
         }
+        // Only a never-indexed literal is written the same way whatever its value: any other
+        // field with another value may be an index or indexed incrementally (nghttp2's choice).
+        guard never || (valueKnown && self.value.hasSameBytes(as: value)) else { return false }
         writer.write(head)
-        writeValue(value, into: &writer)
+        writeValue(value, constantKey: constantKey, into: &writer)
         return true
     }
 
@@ -58,14 +73,13 @@ struct HPACKFieldMemo {
         value: UnsafeRawBufferPointer,
         never: Bool,
         version: Int,
+        constantKey: UInt64,
         into writer: inout HPACKWriter,
         head writeHead: (inout HPACKWriter) -> Void
     ) {
         remember(name: name, never: never, version: version, indexed: false, bound: name.count, head: writeHead)
-        self.value.removeAll(keepingCapacity: true)
-        codedValue.removeAll(keepingCapacity: true)
         writer.write(head)
-        writeValue(value, into: &writer)
+        writeValue(value, constantKey: constantKey, into: &writer)
     }
 
     /// Remembers a field written as an index, and writes it.
@@ -74,11 +88,21 @@ struct HPACKFieldMemo {
         value: UnsafeRawBufferPointer,
         version: Int,
         index: Int,
+        constantKey: UInt64,
         into writer: inout HPACKWriter
     ) {
         remember(name: name, never: false, version: version, indexed: true, bound: 0) { $0.writeInteger(index, prefix: 7, flags: 0x80) }
         Self.replace(&self.value, with: value)
+        valueKnown = true
+        self.constantKey = constantKey
         writer.write(head)
+    }
+
+    /// Nothing is remembered: the next field at this position is decided anew.
+    mutating func forget() {
+        version = -1
+        valueKnown = false
+        constantKey = 0
     }
 
     private mutating func remember(
@@ -91,6 +115,8 @@ struct HPACKFieldMemo {
     ) {
         Self.replace(&self.name, with: name)
         changes = 0
+        valueKnown = false
+        constantKey = 0
         self.never = never
         self.version = version
         self.indexed = indexed
@@ -98,18 +124,25 @@ struct HPACKFieldMemo {
     }
 
     /// The remembered coded value when the value is the same; else the value coded in place, then
-    /// remembered with its coded bytes.
-    private mutating func writeValue(_ value: UnsafeRawBufferPointer, into writer: inout HPACKWriter) {
-        if self.value.hasSameBytes(as: value) && !(value.isEmpty && codedValue.isEmpty) {
+    /// remembered with its coded bytes and `constantKey`, unless it keeps changing: then the memo
+    /// keeps the previous value and its coding, and no key.
+    private mutating func writeValue(_ value: UnsafeRawBufferPointer, constantKey: UInt64, into writer: inout HPACKWriter) {
+        if valueKnown && self.value.hasSameBytes(as: value) {
             changes = 0
+            self.constantKey = constantKey
             writer.write(codedValue)
             return
         }
         let coded = writer.writeString(value)
         changes += 1
-        guard changes < Self.changesBeforeForgetting || changes % Self.changesBeforeForgetting == 0 else { return }
+        guard !valueKnown || changes < Self.changesBeforeForgetting || changes % Self.changesBeforeForgetting == 0 else {
+            self.constantKey = 0
+            return
+        }
         Self.replace(&self.value, with: value)
         Self.replace(&codedValue, with: coded)
+        valueKnown = true
+        self.constantKey = constantKey
     }
 
     private static func replace(_ stored: inout [UInt8], with bytes: UnsafeRawBufferPointer) {

@@ -44,19 +44,18 @@ struct HPACKRequestEncoder {
     ) {
         while memos.count <= position { memos.append(HPACKFieldMemo()) }
         let version = table.version
-        if constantKey != 0, memos[position].writeIfSame(constantKey: constantKey, version: version, into: &writer) {
+        if memos[position].writeIfSame(constantKey: constantKey, version: version, into: &writer) {
             return
         }
         let never = neverIndex || Self.isNeverIndexed(name: name, value: value)
-        if memos[position].writeIfSame(name: name, value: value, never: never, version: version, into: &writer) {
-            memos[position].constantKey = constantKey
+        if memos[position].writeIfSame(name: name, value: value, never: never, version: version, constantKey: constantKey, into: &writer) {
             return
         }
-        // What follows remembers the field (except for incremental indexing, below).
-        memos[position].constantKey = constantKey
+        // What follows remembers the field, with its constant key (except for incremental
+        // indexing, below).
         if never {
             let nameIndex = HPACKStaticTable.find(name: name, value: nil).nameIndex ?? table.find(name: name, value: nil).nameIndex
-            memos[position].writeLiteral(name: name, value: value, never: true, version: version, into: &writer) {
+            memos[position].writeLiteral(name: name, value: value, never: true, version: version, constantKey: constantKey, into: &writer) {
                 Self.writeLiteralHead(flags: 0x10, prefix: 4, nameIndex: nameIndex, name: name, into: &$0)
             }
             return
@@ -65,20 +64,21 @@ struct HPACKRequestEncoder {
         let isStatic: (nameIndex: Int?, exactIndex: Int?) =
             dynamic.exactIndex == nil ? HPACKStaticTable.find(name: name, value: value) : (nil, nil)
         if let index = dynamic.exactIndex ?? isStatic.exactIndex {
-            memos[position].writeIndexed(name: name, value: value, version: version, index: index, into: &writer)
+            memos[position].writeIndexed(name: name, value: value, version: version, index: index, constantKey: constantKey, into: &writer)
             return
         }
         // The static table's name first, as nghttp2 searches.
         let nameIndex = isStatic.nameIndex ?? dynamic.nameIndex
         if Self.isNotIndexed(name: name) || HPACKDynamicTable.entrySize(name: name.count, value: value.count) > table.maxSize * 3 / 4 {
-            memos[position].writeLiteral(name: name, value: value, never: false, version: version, into: &writer) {
+            memos[position].writeLiteral(name: name, value: value, never: false, version: version, constantKey: constantKey, into: &writer)
+            {
                 Self.writeLiteralHead(flags: 0x00, prefix: 4, nameIndex: nameIndex, name: name, into: &$0)
             }
             return
         }
         // Incremental indexing changes the table, so it is not remembered: the next request
         // finds the entry whole and writes its index.
-        memos[position].constantKey = 0
+        memos[position].forget()
         Self.writeLiteralHead(flags: 0x40, prefix: 6, nameIndex: nameIndex, name: name, into: &writer)
         writer.writeString(value)
         table.insert(name: name, value: value)
