@@ -48,6 +48,8 @@ struct PoolStateMachine {
     private var queuedWithDeadline = 0
     /// Requests waiting out a retry backoff, and the earliest time one of them is due.
     private var retrying: [RequestID] = []
+    /// Requests that may be one a server refused as malformed, going again one per connection.
+    private var suspects: SuspectQueue
     private var earliestRetry: MonotonicInstant?
     private var nextSweep: MonotonicInstant?
     /// The tick the owner has been asked for and that has not come yet.
@@ -72,10 +74,11 @@ struct PoolStateMachine {
         health = AppHealth(thresholds: settings.health, origin: now)
         random = SplitMix64(seed: settings.seed)
         pace = settings.maxRate.map { TokenBucket(rate: $0, now: now) }
+        suspects = SuspectQueue(connections: connections)
     }
 
     /// Requests waiting for a stream (queued, held, or waiting out a backoff).
-    var waiting: Int { queue.count + retrying.count }
+    var waiting: Int { queue.count + retrying.count + suspects.count }
 
     var queuedCount: Int { queue.count }
 
@@ -134,6 +137,7 @@ struct PoolStateMachine {
         var successes = 0
         var probeSucceeded = false
         var others: [Int] = []
+        var refused: [(request: RequestID, wasSuspect: Bool)] = []
         for (position, stream) in ended.enumerated() {
             capacities[slot].release()
             let request = stream.id
@@ -144,6 +148,7 @@ struct PoolStateMachine {
                     requests[request].isProbe = false
                     probeSucceeded = true
                 }
+                _ = suspects.ended(request, on: slot)
                 finish(request, into: &actions) { $0.outcome(response, at: now) }
             } else {
                 others.append(position)
@@ -160,6 +165,7 @@ struct PoolStateMachine {
             let request = stream.id
             let wasProbe = requests[request].isProbe
             requests[request].isProbe = false
+            let wasSuspect = suspects.ended(request, on: slot)
             switch stream.end {
             case .response(let response):
                 // Any answer but an authentication failure proves the provider token too (a 410
@@ -175,6 +181,10 @@ struct PoolStateMachine {
                     now: now,
                     actions: &actions
                 )
+            case .unprocessed where wasSuspect:
+                // Not processed: it goes again as the suspect it is, without counting.
+                requests[request].attempts = max(0, requests[request].attempts - 1)
+                suspects.putBack(request, from: slot)
             case .unprocessed:
                 if wasProbe { health.probeReturned() }
                 resendFree(request, now: now, actions: &actions)
@@ -200,8 +210,16 @@ struct PoolStateMachine {
                     now: now,
                     actions: &actions
                 )
+            case .malformed:
+                // The server named this request: the same bytes would be refused again.
+                if wasProbe { health.probeReturned() }
+                finish(request, requests[request].outcome(.protocolError, at: now), into: &actions)
+            case .connectionError:
+                if wasProbe { health.probeReturned() }
+                refused.append((request, wasSuspect))
             }
         }
+        if !refused.isEmpty { connectionRefused(refused, now: now, actions: &actions) }
         actions.connection(slot, lifecycles[slot].streamClosed(openStreams: capacities[slot].reserved))
         settle(&actions, now: now)
         return actions
@@ -229,8 +247,14 @@ struct PoolStateMachine {
         if connectionUnusable {
             actions.connection(slot, lifecycles[slot].stopUsing(openStreams: capacities[slot].reserved))
         }
-        // In their order, ahead of what was queued behind them.
-        for request in ids.reversed() { enqueue(request, atFront: true, now: now, actions: &actions) }
+        // In their order, ahead of what was queued behind them (a suspect, ahead of the suspects).
+        for request in ids.reversed() {
+            if suspects.inFlight(on: slot) == request {
+                suspects.putBack(request, from: slot)
+            } else {
+                enqueue(request, atFront: true, now: now, actions: &actions)
+            }
+        }
         settle(&actions, now: now)
         return actions
     }
@@ -260,6 +284,9 @@ struct PoolStateMachine {
         for slot in lifecycles.indices { actions.connection(slot, lifecycles[slot].shutDown()) }
         for request in queue { finish(request, into: &actions) { $0.outcome(.shutdown, at: now) } }
         for request in retrying { finish(request, into: &actions) { $0.outcome(.shutdown, at: now) } }
+        for request in suspects.removeWaiting(where: { _ in true }) {
+            finish(request, into: &actions) { $0.outcome(.shutdown, at: now) }
+        }
         queue.removeAll()
         queuedWithDeadline = 0
         retrying.removeAll()
@@ -281,6 +308,10 @@ struct PoolStateMachine {
             Self.isWithdrawn(request, from: withdrawn) ? request.outcome(.withdrawn, at: now) : nil
         }
         for request in takeRetrying(where: { Self.isWithdrawn($0, from: withdrawn) }) {
+            finish(request, into: &actions) { $0.outcome(.withdrawn, at: now) }
+        }
+        let withdrawnSuspects = suspects.removeWaiting { [requests] in Self.isWithdrawn(requests[$0], from: withdrawn) }
+        for request in withdrawnSuspects {
             finish(request, into: &actions) { $0.outcome(.withdrawn, at: now) }
         }
         settle(&actions, now: now)
@@ -454,6 +485,33 @@ struct PoolStateMachine {
             return
         }
         enqueue(request, atFront: true, now: now, actions: &actions)
+    }
+
+    /// The server ended a connection with an error one request's bytes can cause (a malformed
+    /// header block) while `inFlight` were unanswered, without saying which request it refused.
+    /// Suspects go again one per connection at a time (`SuspectQueue`), so a suspect that was on
+    /// the wire alone among suspects when its connection ended this way is the one: it ends
+    /// `protocol_error`. Every other request that was in flight becomes a suspect. An innocent
+    /// suspect is taken for the one at fault only if a second, different request at fault ends
+    /// its connection while it is there. Not a systemic answer: one bad request must not hold its
+    /// app; and no attempt limit is needed, since each suspect's send either is answered or names
+    /// it. Documented in docs/apns.md ("Requests a server refuses as malformed").
+    private mutating func connectionRefused(
+        _ inFlight: [(request: RequestID, wasSuspect: Bool)],
+        now: MonotonicInstant,
+        actions: inout PoolActions
+    ) {
+        for (request, wasSuspect) in inFlight {
+            if wasSuspect {
+                finish(request, requests[request].outcome(.protocolError, at: now), into: &actions)
+            } else if isShutDown {
+                finish(request, into: &actions) { $0.outcome(.shutdown, at: now) }
+            } else if isWithdrawn(request) {
+                finish(request, into: &actions) { $0.outcome(.withdrawn, at: now) }
+            } else {
+                suspects.add(request)
+            }
+        }
     }
 
     /// A retryable failure: back off and resend (from the machine's retry list), or end with `final`.
@@ -665,7 +723,9 @@ struct PoolStateMachine {
     /// at a time, when its backoff allows.
     private mutating func drain(_ actions: inout PoolActions, now: MonotonicInstant) {
         pacedOut = false
-        guard !queue.isEmpty, !isShutDown else { return }
+        guard !isShutDown else { return }
+        if !suspects.isEmpty && !health.isHeld { sendSuspects(&actions, now: now) }
+        guard !queue.isEmpty else { return }
         if health.isHeld {
             guard health.mayProbe(now: now) else { return }
             while let head = queue.first, expired(head, now: now) {
@@ -714,6 +774,26 @@ struct PoolStateMachine {
     /// Takes a pacing token for the next hand-out: true when the pool is not paced or one is
     /// there; false (and a tick for the next token) when the pace says wait. Called only once a
     /// connection has room, so a full pool does not burn tokens.
+    /// One suspect to each connection that has none on the wire and a free stream
+    /// (`connectionRefused`), ahead of the queue.
+    private mutating func sendSuspects(_ actions: inout PoolActions, now: MonotonicInstant) {
+        for slot in capacities.indices where lifecycles[slot].acceptsRequests && capacities[slot].available > 0 {
+            while let request = suspects.next(for: slot) {
+                if expired(request, now: now) {
+                    _ = suspects.ended(request, on: slot)
+                    finish(request, into: &actions) { $0.outcome(.expired, at: now) }
+                    continue
+                }
+                guard paced(now: now), capacities[slot].reserve() else {
+                    suspects.putBack(request, from: slot)
+                    return
+                }
+                actions.sends.append((slot, [send(request)]))
+                break
+            }
+        }
+    }
+
     private mutating func paced(now: MonotonicInstant) -> Bool {
         guard pace != nil else { return true }
         if pace!.take(now: now) { return true }

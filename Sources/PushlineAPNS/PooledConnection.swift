@@ -514,10 +514,15 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
             ended.append(StreamEnded(id: id, sentAt: sentAt, tokenGeneration: generation, end: .response(response)))
         case .failure(let error):
             let end: StreamEnd
-            if case .cancelled = error.kind {
+            switch error.kind {
+            case .cancelled:
                 // Only the deadline sweep cancels streams.
                 end = .timedOut
-            } else {
+            case .reset(.protocolError):
+                end = .malformed
+            case .connectionError:
+                end = .connectionError
+            default:
                 end = error.isUnprocessed ? .unprocessed : .lost
             }
             ended.append(StreamEnded(id: id, sentAt: sentAt, tokenGeneration: generation, end: end))

@@ -8,6 +8,10 @@ public struct APNSOutcome: Sendable, Hashable {
         case connection
         /// The job's deadline or expiration passed before it could be (re)sent.
         case expired
+        /// The server refused the request as malformed: it reset the request's stream with the
+        /// HTTP/2 error PROTOCOL_ERROR, or ended connections with such an error while the request
+        /// was the one suspect in flight (docs/apns.md). The same bytes would be refused again.
+        case protocolError = "protocol_error"
         /// The pool shut down before a final answer. Not final: the worker publishes nothing for
         /// it and leaves the job uncommitted, so the group's next owner sends it again.
         case shutdown
@@ -45,7 +49,8 @@ public struct APNSOutcome: Sendable, Hashable {
     /// The HTTP status, 0 when no response was received.
     public var status: Int { response?.status ?? 0 }
 
-    /// APNs' reason string, or the no-response reason (`timeout`, `connection`, `expired`).
+    /// APNs' reason string, or the no-response reason (`timeout`, `connection`, `expired`,
+    /// `protocol_error`).
     public var reasonString: String? {
         if let response { return response.reason?.rawValue }
         return noResponse?.rawValue
@@ -55,6 +60,7 @@ public struct APNSOutcome: Sendable, Hashable {
         if let response { return APNSDisposition(response) }
         switch noResponse {
         case .expired, .shutdown, .withdrawn: return .retryable(.expired)
+        case .protocolError: return .permanent
         case .timeout, .connection, nil: return .retryable(.transport)
         }
     }

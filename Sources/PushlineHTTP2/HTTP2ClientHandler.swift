@@ -368,7 +368,14 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
         streams.removeAll()
         for (streamID, retained) in open {
             let stream = retained.takeRetainedValue()
-            let kind: HTTP2StreamError.Kind = stream.headersSent ? .connectionClosed : .notSent
+            let kind: HTTP2StreamError.Kind
+            if !stream.headersSent {
+                kind = .notSent
+            } else if let code = receivedGoAway?.errorCode, code.mayBlameARequest {
+                kind = .connectionError(code)
+            } else {
+                kind = .connectionClosed
+            }
             complete(stream.completion, .failure(HTTP2StreamError(kind, streamID: streamID)))
         }
         if !open.isEmpty { capacityFreed = true }
@@ -494,7 +501,10 @@ extension HTTP2ClientHandler: NGHTTP2SessionEvents {
                 return .success(HTTP2Response(streamID: streamID, status: stream.status, headers: stream.headers, body: stream.body))
             }
             let kind: HTTP2StreamError.Kind
-            if let goAway = receivedGoAway, streamID > goAway.lastStreamID {
+            if let goAway = receivedGoAway, goAway.errorCode.mayBlameARequest, stream.headersSent {
+                // The server may have refused this very request, whatever its last stream id.
+                kind = .connectionError(goAway.errorCode)
+            } else if let goAway = receivedGoAway, streamID > goAway.lastStreamID {
                 kind = .goAway(lastStreamID: goAway.lastStreamID, errorCode: goAway.errorCode)
             } else if errorCode == .refusedStream {
                 kind = .refused

@@ -19,6 +19,13 @@ public struct HTTP2ErrorCode: RawRepresentable, Sendable, Hashable, CustomString
     public static let inadequateSecurity = HTTP2ErrorCode(rawValue: 0xc)
     public static let http11Required = HTTP2ErrorCode(rawValue: 0xd)
 
+    /// Codes a peer may end a connection with because of one request's bytes (a malformed
+    /// header block or frame): whoever had requests in flight cannot tell which, and must not
+    /// resend them as if they were innocent (`HTTP2StreamError.Kind.connectionError`).
+    public var mayBlameARequest: Bool {
+        self == .protocolError || self == .compressionError || self == .frameSizeError
+    }
+
     public var description: String {
         switch rawValue {
         case 0x0: "NO_ERROR"

@@ -11,7 +11,13 @@ public struct HTTP2StreamError: Error, Sendable, Hashable, CustomStringConvertib
         /// The connection ended while the stream was in flight: the server may have processed it.
         case connectionClosed
         /// The server reset the stream with another error code: it may have been processed.
+        /// PROTOCOL_ERROR says the server found the request malformed (RFC 9113, section 8.1.1).
         case reset(HTTP2ErrorCode)
+        /// The server ended the connection with an error that a request's bytes can cause
+        /// (`HTTP2ErrorCode.mayBlameARequest`: a GOAWAY with PROTOCOL_ERROR, COMPRESSION_ERROR or
+        /// FRAME_SIZE_ERROR) while this stream's request had been sent and was unanswered: it
+        /// may have been processed, and it may be the request the server refused.
+        case connectionError(HTTP2ErrorCode)
         /// This side cancelled the stream (`cancel(streamID:)`, e.g. a request timeout).
         case cancelled
         /// Submitted after a GOAWAY was received or sent, or on a closed connection: not sent.
@@ -33,7 +39,7 @@ public struct HTTP2StreamError: Error, Sendable, Hashable, CustomStringConvertib
     public var isUnprocessed: Bool {
         switch kind {
         case .refused, .goAway, .notSent, .connectionUnavailable: true
-        case .connectionClosed, .reset, .cancelled, .library: false
+        case .connectionClosed, .reset, .connectionError, .cancelled, .library: false
         }
     }
 
@@ -46,6 +52,7 @@ public struct HTTP2StreamError: Error, Sendable, Hashable, CustomStringConvertib
         case .notSent: return stream + "never sent before the connection ended: safe to resend"
         case .connectionClosed: return stream + "connection closed with the request in flight: it may have been processed"
         case .reset(let code): return stream + "reset by the server with \(code)"
+        case .connectionError(let code): return stream + "in flight when the server ended the connection with \(code)"
         case .cancelled: return stream + "cancelled locally"
         case .connectionUnavailable(let why): return stream + "connection unavailable (\(why)): use another connection"
         case .library(let code, let message): return stream + "nghttp2 error \(code): \(message)"
