@@ -50,6 +50,10 @@ public struct MockConfiguration: Sendable {
     public var limitDropEvery = 0
     /// How long a dropped limit stays at 1, in milliseconds.
     public var limitDropMilliseconds = 200
+    /// A request for one of these device tokens ends its connection: GOAWAY PROTOCOL_ERROR (with
+    /// its stream as last-stream-id), then the TCP close, every other stream unanswered; as a
+    /// server does that cannot accept a request's header block (`--protocol-error-token`).
+    public var protocolErrorTokens: Set<String> = []
     /// Close a connection idle this long, in seconds (0 = never).
     public var idleCloseSeconds = 0
     /// nghttp2's guard against rapid reset (`--reset-rate-limit`): RST_STREAM frames a client may

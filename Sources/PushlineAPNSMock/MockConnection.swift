@@ -62,6 +62,12 @@ final class MockConnection: HTTP2ServerDelegate {
         }
         armIdleTimer(connection)
 
+        if !configuration.protocolErrorTokens.isEmpty, !goingAway,
+            configuration.protocolErrorTokens.contains(String(request.path.dropFirst(APNSDestination.devicePathPrefix.count)))
+        {
+            endWithProtocolError(connection, at: request.streamID)
+            return
+        }
         let events = chaos.streamStarted()
         if events.contains(.closeAbruptly) {
             shared.stats.abruptClose()
@@ -108,6 +114,16 @@ final class MockConnection: HTTP2ServerDelegate {
         } else {
             respond(connection, request, answer, outage: outage)
         }
+    }
+
+    /// GOAWAY PROTOCOL_ERROR naming `streamID` as the last, then the TCP close on the next tick
+    /// (after the frame is flushed): no stream is answered.
+    private func endWithProtocolError(_ connection: HTTP2ServerHandler, at streamID: Int32) {
+        goingAway = true
+        goAwayLastStreamID = streamID
+        shared.stats.protocolErrorGoAway()
+        connection.sendGoAway(lastStreamID: streamID, errorCode: .protocolError, debugData: ByteBuffer(string: "malformed request"))
+        connection.eventLoop?.assumeIsolated().execute { [weak connection] in connection?.closeAbruptly() }
     }
 
     func http2Server(_ connection: HTTP2ServerHandler, streamClosed streamID: Int32, errorCode: HTTP2ErrorCode) {

@@ -32,6 +32,8 @@ public final class MockStats: Sendable {
         public var clientResets = 0
         /// GOAWAY INTERNAL_ERROR sent by nghttp2's RST_STREAM rate limit (`--reset-rate-limit`).
         public var resetLimitGoaways = 0
+        /// Connections ended with GOAWAY PROTOCOL_ERROR for a `--protocol-error-token` request.
+        public var protocolErrorGoaways = 0
         public var abruptCloses = 0
         public var refusedStreams = 0
         /// Connections whose client offered no ALPN (APNs serves them; Pushy, for one, offers none).
@@ -152,6 +154,10 @@ public final class MockStats: Sendable {
         state.withLock { $0.totals.maxAdvertisedLimit = max($0.totals.maxAdvertisedLimit, limit) }
     }
 
+    func protocolErrorGoAway() {
+        state.withLock { $0.totals.protocolErrorGoaways += 1 }
+    }
+
     func goawaySent() {
         state.withLock { $0.totals.goawaysSent += 1 }
     }
@@ -236,6 +242,7 @@ extension MockStats.Snapshot {
             + "\"goaways_received\":\(goawaysReceived),"
             + "\"client_resets\":\(clientResets),"
             + "\"reset_limit_goaways\":\(resetLimitGoaways),"
+            + "\"protocol_error_goaways\":\(protocolErrorGoaways),"
             + "\"abrupt_closes\":\(abruptCloses),"
             + "\"refused_streams\":\(refusedStreams),"
             + "\"connections_without_alpn\":\(connectionsWithoutALPN),"

@@ -38,6 +38,10 @@ struct MockAPNSCommand: AsyncParsableCommand {
     @Option(help: "How long a dropped limit stays at 1, in milliseconds.") var limitDropMs = 200
     @Option(help: "Close a connection idle this many seconds (0 = never).") var idleCloseSeconds = 0
     @Option(
+        help: "End the connection with GOAWAY PROTOCOL_ERROR when a request for this device token arrives (repeatable)."
+    )
+    var protocolErrorToken: [String] = []
+    @Option(
         help: "RST_STREAMs a client may send: BURST:PER_SECOND, then GOAWAY INTERNAL_ERROR (nghttp2's rapid-reset guard), or off."
     )
     var resetRateLimit = MockConfiguration.defaultResetRateLimit
@@ -181,6 +185,7 @@ struct MockAPNSCommand: AsyncParsableCommand {
         configuration.limitDropEvery = max(0, limitDropEvery)
         configuration.limitDropMilliseconds = max(1, limitDropMs)
         configuration.idleCloseSeconds = max(0, idleCloseSeconds)
+        configuration.protocolErrorTokens = Set(protocolErrorToken.map { $0.lowercased() })
         do {
             try configuration.setResetRateLimit(parsing: resetRateLimit)
         } catch {
