@@ -167,11 +167,19 @@ public struct JobDecoder: Sendable {
         }
 
         let collapseID = try string(.collapseID)
-        if let collapseID, collapseID.utf8.count > APNSRequestRules.maxCollapseIDBytes {
-            throw JobRejection(
-                .invalidField,
-                "collapse_id: \(collapseID.utf8.count) bytes, at most \(APNSRequestRules.maxCollapseIDBytes)"
-            )
+        if let collapseID {
+            guard collapseID.utf8.count <= APNSRequestRules.maxCollapseIDBytes else {
+                throw JobRejection(
+                    .invalidField,
+                    "collapse_id: \(collapseID.utf8.count) bytes, at most \(APNSRequestRules.maxCollapseIDBytes)"
+                )
+            }
+            // An empty `apns-collapse-id` header would not mean "no collapse id", and APNs
+            // refuses it: refused here rather than guessed.
+            guard !collapseID.isEmpty else {
+                throw JobRejection(.invalidField, "collapse_id: empty; leave it out (or null) for none")
+            }
+            try Self.requireFieldValue(collapseID, .collapseID)
         }
 
         if channelID != nil {
@@ -183,7 +191,14 @@ public struct JobDecoder: Sendable {
                 throw JobRejection(.invalidField, "collapse_id: a broadcast has none")
             }
         }
-        let topic = try string(.topic) ?? pushType.defaultTopic(bundleID: bundleID)
+        let topic: String
+        if let given = try string(.topic) {
+            if !given.isEmpty { try Self.requireFieldValue(given, .topic) }
+            topic = given
+        } else {
+            // The configured bundle id was checked at start-up (`ConfigurationValidator`).
+            topic = pushType.defaultTopic(bundleID: bundleID)
+        }
         guard !topic.isEmpty else { throw JobRejection(.invalidField, "topic: empty") }
 
         guard let payloadValue = fields[.payload], payloadValue.kind != .null else {
@@ -239,10 +254,22 @@ public struct JobDecoder: Sendable {
         guard value.kind == .string else { throw JobRejection(.invalidField, "channel_id: not a string") }
         let channelID = try JSONScanner.string(bytes, value)
         guard !channelID.isEmpty else { throw JobRejection(.invalidField, "channel_id: empty") }
+        // Stricter than a field value needs; checked as one first so that whitespace and control
+        // characters get the same words as in the other header fields.
+        try Self.requireFieldValue(channelID, .channelID)
         guard channelID.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
             throw JobRejection(.invalidField, "channel_id: '\(channelID)' is not printable ASCII without spaces (Apple's ids are base64)")
         }
         return channelID
+    }
+
+    /// Refuses a job field that becomes a request header and would make the request malformed
+    /// (RFC 9113 §8.2.1, `HTTPFieldValue`): a server resets or closes the connection for it, so
+    /// it must not be sent. The detail is `<field>: <reason>`, e.g. `collapse_id: ends with whitespace`.
+    private static func requireFieldValue(_ value: String, _ slot: JobFields.Slot) throws {
+        if let problem = HTTPFieldValue.problem(value) {
+            throw JobRejection(.invalidField, "\(slot.rawValue): \(problem)")
+        }
     }
 
     private func decodeTokens(_ bytes: UnsafeBufferPointer<UInt8>, _ fields: JobFields) throws -> APNSDeviceTokens {

@@ -227,7 +227,7 @@ enum ConfigurationKeys {
             "bundle_id",
             .string(\.bundleID),
             rule: .nonEmpty(),
-            "the app's bundle id; default `apns-topic` base",
+            "the app's bundle id; default `apns-topic` base. No whitespace or control character (it is sent as a header and in a broadcast's `:path`)",
             change: "always"
         ),
         AppKey(

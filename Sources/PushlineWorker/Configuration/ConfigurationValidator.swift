@@ -64,6 +64,7 @@ enum ConfigurationValidator {
             for key in ConfigurationKeys.app {
                 problems += key.problems(in: app, absoluteName: "\(prefix).\(key.name)")
             }
+            problems += bundleIDProblems(app.bundleID, key: "\(prefix).bundle_id")
             problems += customEndpointProblems(app.endpoint, key: "\(prefix).endpoint", caFile: apns.caFile)
             problems += customEndpointProblems(app.channelsEndpoint, key: "\(prefix).channels_endpoint", caFile: apns.caFile)
             problems += environmentProblems(app, prefix: prefix, globalEndpoint: apns.endpoint)
@@ -146,6 +147,26 @@ enum ConfigurationValidator {
             "\(key): \(channels.environment) channels, but apps.\(name) pushes to \(push.environment); "
                 + "channels exist per environment (leave it \"\" to follow the app's endpoint)"
         ]
+    }
+
+    /// A bundle id becomes the default `apns-topic` of every push and part of the `:path` of every
+    /// broadcast and channel request: a value HTTP/2 calls malformed there (RFC 9113 §8.2.1, and
+    /// no whitespace at all in a path) would have every such request reset, so it fails at
+    /// start-up instead. Apple's bundle ids are letters, digits, '-' and '.'; an empty one is the
+    /// key's own rule.
+    private static func bundleIDProblems(_ bundleID: String, key: String) -> [String] {
+        guard !bundleID.trimmingCharacters(in: .whitespaces).isEmpty else { return [] }
+        // Control characters written as escapes, so that the line stays one line.
+        let shown = bundleID.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? $0.escaped(asASCII: true) : "\($0)" }.joined()
+        if let problem = HTTPFieldValue.problem(bundleID) {
+            return ["\(key): '\(shown)' \(problem); it is sent as the apns-topic header, where HTTP/2 forbids that: correct the bundle id"]
+        }
+        if bundleID.utf8.contains(where: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) {
+            return [
+                "\(key): '\(shown)' holds whitespace; it is sent in the :path of broadcasts, where HTTP/2 forbids that: correct the bundle id"
+            ]
+        }
+        return []
     }
 
     /// A HOST:PORT endpoint needs a CA to verify it (TLS is never switched off).
