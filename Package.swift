@@ -177,7 +177,8 @@ let package = Package(
         .testTarget(
             name: "PushlineAPNSTests",
             dependencies: [
-                "PushlineAPNS", "PushlineAPNSCore", "PushlineAPNSMock", "PushlineTLS", "PushlineTestCA", "PushlineTestSupport",
+                "PushlineAPNS", "PushlineAPNSCore", "PushlineAPNSMock", "PushlineHTTP2", "PushlineTLS", "PushlineTestCA",
+                "PushlineTestSupport",
             ],
             swiftSettings: strict
         ),

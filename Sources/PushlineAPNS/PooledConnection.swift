@@ -78,7 +78,7 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
     private let pseudoHeaders: HTTP2ConstantFields
     /// The current provider token's `authorization` field and its generation: remade once per
     /// token rotation.
-    @exclusivity(unchecked) private var authorizationField: (generation: UInt16, fields: HTTP2ConstantFields)?
+    @exclusivity(unchecked) private var authorizationField: (generation: UInt16, authorization: String, fields: HTTP2ConstantFields)?
     /// The regular fields shared batches' requests share (push type, topic, priority, expiration,
     /// collapse id): remade only when a batch asks for other values.
     @exclusivity(unchecked) private var sharedFields = SharedHeaderFields()
@@ -398,10 +398,14 @@ final class PooledConnection: HTTP2ClientDelegate, @unchecked Sendable {
 
     /// The `authorization` field of `bearer`, made once per token.
     private func authorizationFields(_ bearer: ProviderTokenSource.Bearer) -> HTTP2ConstantFields {
-        if let current = authorizationField, current.generation == bearer.generation { return current.fields }
+        // The generation decides; the token's text (usually the same storage: a pointer compare)
+        // makes sure a wrapped generation can never bring back another token's field.
+        if let current = authorizationField, current.generation == bearer.generation, current.authorization == bearer.authorization {
+            return current.fields
+        }
         // Never indexed (Apple's rule for the provider token).
         let fields = HTTP2ConstantFields([("authorization", bearer.authorization, true)])
-        authorizationField = (bearer.generation, fields)
+        authorizationField = (bearer.generation, bearer.authorization, fields)
         return fields
     }
 
