@@ -48,6 +48,7 @@ final class Harness: Sendable {
         apps: AppsOverride? = nil,
         urgentLane: Bool = false,
         results: String = "full",
+        connections: Int? = nil,
         _ configureMock: (inout MockConfiguration) -> Void = { _ in }
     ) async throws -> Harness {
         let broker = try await EmbeddedBroker()
@@ -83,7 +84,9 @@ final class Harness: Sendable {
             ],
             "overrides": [
                 "kafka": ["properties": ["heartbeat.interval.ms": "500", "max.poll.interval.ms": "90000"]],
-                "apns": ["request_timeout_ms": 5000, "max_attempts": maxAttempts],
+                "apns": ["request_timeout_ms": 5000, "max_attempts": maxAttempts].merging(
+                    connections.map { ["connections": $0] } ?? [:]
+                ) { _, new in new },
                 "worker": ["max_inflight": maxInflight, "shutdown_timeout_ms": shutdownTimeoutMilliseconds, "results": results],
             ] as [String: Any],
         ]
