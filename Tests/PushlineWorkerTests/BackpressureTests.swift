@@ -1,3 +1,4 @@
+import PushlineTestSupport
 import Synchronization
 import Testing
 
@@ -55,11 +56,12 @@ import Testing
             return admitted
         }
         // Parked at the full gate first (a gate that is not full admits at once).
-        try await Task.sleep(for: .milliseconds(50))
+        try await waitUntil("the job waits at the full gate") { gate.waitingForRoom == 1 }
         gate.release(3)
-        try await Task.sleep(for: .milliseconds(50))
+        // A release wakes the waiters it satisfies before it returns: this one is still parked.
+        #expect(gate.waitingForRoom == 1, "three of a quantum of four have left")
         let early = calls.admitted.load(ordering: .acquiring)
-        #expect(!early, "three of a quantum of four have left")
+        #expect(!early)
         gate.release(1)
         #expect(await admitted.value)
         #expect(calls.pauses.load(ordering: .relaxed) == 0)

@@ -1,3 +1,5 @@
+import PushlineTestSupport
+import Synchronization
 import Testing
 
 @testable import PushlineWorker
@@ -9,27 +11,49 @@ import Testing
         signal.signal()
         // Returns at once: the generation moved on after `seen`.
         await signal.wait(after: seen)
-        #expect(signal.generation != seen)
+        #expect(signal.generation == seen + 1)
+        #expect(signal.parkedWaiters == 0, "it never parked")
     }
 
-    @Test func aSignalWakesEveryWaiter() async {
+    @Test func aSignalWakesEveryWaiter() async throws {
         let signal = ChangeSignal()
         let seen = signal.generation
-        let waiters = (0..<5).map { _ in Task { await signal.wait(after: seen) } }
+        let returned = Returned()
+        let waiters = (0..<5).map { _ in
+            Task {
+                await signal.wait(after: seen)
+                returned.count.wrappingAdd(1, ordering: .relaxed)
+            }
+        }
+        try await waitUntil("five waiters parked") { signal.parkedWaiters == 5 }
+        #expect(returned.count.load(ordering: .relaxed) == 0, "nobody returns before the signal")
         signal.signal()
         for waiter in waiters { await waiter.value }
+        #expect(returned.count.load(ordering: .relaxed) == 5)
+        #expect(signal.parkedWaiters == 0)
     }
 
-    @Test func cancellationEndsAWait() async {
+    @Test func cancellationEndsAWait() async throws {
         let signal = ChangeSignal()
-        let waiter = Task { await signal.wait(after: signal.generation) }
+        let seen = signal.generation
+        let waiter = Task { await signal.wait(after: seen) }
+        try await waitUntil("the waiter parked") { signal.parkedWaiters == 1 }
         waiter.cancel()
         await waiter.value
-        signal.signal()
+        #expect(signal.parkedWaiters == 0, "cancelled and gone")
+        #expect(signal.generation == seen, "it ended without a signal")
     }
 
     @Test func aPassedDeadlineEndsAWait() async {
         let signal = ChangeSignal()
-        await signal.wait(after: signal.generation, until: .now)
+        let seen = signal.generation
+        await signal.wait(after: seen, until: .now)
+        #expect(signal.generation == seen, "it ended without a signal")
+        #expect(signal.parkedWaiters == 0)
+    }
+
+    /// How many waiters returned.
+    final class Returned: Sendable {
+        let count = Atomic<Int>(0)
     }
 }

@@ -19,6 +19,9 @@ final class ChangeSignal: Sendable {
 
     var generation: UInt64 { state.withLock { $0.generation } }
 
+    /// Tasks parked in `wait(after:)` (a test waits for a task to park instead of sleeping).
+    var parkedWaiters: Int { state.withLock { $0.parked.count } }
+
     func signal() {
         let woken = state.withLock { state in
             state.generation &+= 1

@@ -100,6 +100,9 @@ final class InflightGate: Sendable {
         return await urgent.wait(atMost: maximum - 1)
     }
 
+    /// Tasks waiting in `waitForRoom` or `waitForLowWater`.
+    var waitingForRoom: Int { inflight.parkedWaiters }
+
     /// Waits until there is room for a `quantum` of notifications; false when cancelled first.
     func waitForRoom() async -> Bool {
         await inflight.wait(atMost: limit - quantum)

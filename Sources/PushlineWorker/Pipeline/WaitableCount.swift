@@ -39,6 +39,9 @@ final class WaitableCount: Sendable {
 
     var value: Int { count.load(ordering: .sequentiallyConsistent) }
 
+    /// Tasks parked in `wait(atMost:)` (a test waits for a task to park instead of sleeping).
+    var parkedWaiters: Int { waiters.withLock { $0.parked.count } }
+
     func add(_ n: Int) {
         count.wrappingAdd(n, ordering: .sequentiallyConsistent)
     }
