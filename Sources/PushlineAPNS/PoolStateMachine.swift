@@ -440,12 +440,7 @@ struct PoolStateMachine {
         actions: inout PoolActions
     ) {
         requests[request].lastSystemic = answer
-        if let transition = health.recordSystemic(status: status, reason: reason, now: now) {
-            actions.transitions.append(transition)
-            // Everything waiting now waits in the hold.
-            for waiting in queue where requests[waiting].heldSince == nil { requests[waiting].heldSince = now }
-            for waiting in retrying where requests[waiting].heldSince == nil { requests[waiting].heldSince = now }
-        } else if wasProbe {
+        if !countSystemic(status: status, reason: reason, now: now, actions: &actions), wasProbe {
             health.probeFailed(now: now, random: random.unit())
         }
         let final: APNSOutcome
@@ -460,6 +455,16 @@ struct PoolStateMachine {
         } else {
             retry(request, kind: kind, final: final, now: now, actions: &actions)
         }
+    }
+
+    /// Counts a systemic answer toward the app's health; true when it starts a hold (everything
+    /// waiting then waits in the hold).
+    private mutating func countSystemic(status: Int, reason: String, now: MonotonicInstant, actions: inout PoolActions) -> Bool {
+        guard let transition = health.recordSystemic(status: status, reason: reason, now: now) else { return false }
+        actions.transitions.append(transition)
+        for waiting in queue where requests[waiting].heldSince == nil { requests[waiting].heldSince = now }
+        for waiting in retrying where requests[waiting].heldSince == nil { requests[waiting].heldSince = now }
+        return true
     }
 
     /// Back to the queue without counting the attempt; it goes when a probe succeeds.
@@ -493,9 +498,10 @@ struct PoolStateMachine {
     /// the wire alone among suspects when its connection ended this way is the one: it ends
     /// `protocol_error`. Every other request that was in flight becomes a suspect. An innocent
     /// suspect is taken for the one at fault only if a second, different request at fault ends
-    /// its connection while it is there. Not a systemic answer: one bad request must not hold its
-    /// app; and no attempt limit is needed, since each suspect's send either is answered or names
-    /// it. Documented in docs/apns.md ("Requests a server refuses as malformed").
+    /// its connection while it is there. No attempt limit is needed, since each suspect's send
+    /// either is answered or names it. Each lost request counts toward the app's health as a lost
+    /// connection's requests do. Documented in docs/apns.md ("Requests a server refuses as
+    /// malformed").
     private mutating func connectionRefused(
         _ inFlight: [(request: RequestID, wasSuspect: Bool)],
         now: MonotonicInstant,
@@ -509,6 +515,11 @@ struct PoolStateMachine {
             } else if isWithdrawn(request) {
                 finish(request, into: &actions) { $0.outcome(.withdrawn, at: now) }
             } else {
+                // Each lost request counts as a systemic answer, as any lost connection's do: a
+                // server that ends every connection holds the app (and its suspects wait in the
+                // hold) instead of naming suspects one by one; one bad request among answered
+                // ones does not reach the hold's ratio.
+                _ = countSystemic(status: 0, reason: APNSOutcome.NoResponse.protocolError.rawValue, now: now, actions: &actions)
                 suspects.add(request)
             }
         }

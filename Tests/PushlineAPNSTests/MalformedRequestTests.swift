@@ -10,6 +10,10 @@ import Testing
 @Suite struct MalformedRequestTests {
     typealias Driver = PoolStateMachineTests.Driver
 
+    /// Thresholds no test here reaches: the suspects alone, without the app's health (see
+    /// `aServerThatEndsEveryConnectionHoldsTheAppAndNamesNobody`).
+    static let noHold = AppHealth.Thresholds(minimumSystemic: 100_000)
+
     @Test func aStreamResetWithProtocolErrorEndsThatRequestAtOnceAndHoldsNothing() {
         var driver = Driver(connections: 2, limit: 50)
         driver.submit(40)
@@ -27,7 +31,7 @@ import Testing
     /// connection whose header block it cannot accept), with hundreds of others in flight.
     @Test(arguments: [(0, 2), (137, 2), (399, 3), (250, 4)])
     func aConnectionEndedWithAProtocolErrorFindsItsOneBadRequest(bad: Int, connections: Int) {
-        var driver = Driver(connections: connections, limit: 60)
+        var driver = Driver(connections: connections, limit: 60, health: Self.noHold)
         driver.submit(400)
         var ends = 0
         var steps = 0
@@ -55,10 +59,31 @@ import Testing
         #expect(driver.machine.waiting == 0)
     }
 
+    /// A server that ends every connection whatever it carries (not one bad request) holds the
+    /// app, as lost connections do, instead of naming its requests one by one as the bad ones.
+    @Test func aServerThatEndsEveryConnectionHoldsTheAppAndNamesNobody() {
+        var driver = Driver(connections: 2, limit: 60)
+        driver.submit(200)
+        for slot in driver.inFlight.keys.sorted() {
+            let requests = driver.inFlight.removeValue(forKey: slot)!
+            endConnection(slot, with: requests, driver: &driver)
+        }
+        #expect(driver.transitions.contains { if case .held = $0 { true } else { false } }, "\(driver.transitions)")
+        #expect(driver.finished == 0, "nobody is taken for the bad request")
+        #expect(driver.inFlightCount <= 1, "one probe at most while held")
+        // The server heals: the probe is answered, the hold ends, and every request is answered.
+        for _ in 0..<2_000 where driver.finished < 200 {
+            driver.answerAll(status: 200)
+            driver.advance(.milliseconds(10))
+        }
+        #expect(driver.finished == 200)
+        #expect(driver.outcomes.values.allSatisfy { $0.map(\.status) == [200] })
+    }
+
     /// Suspects go one per connection: with every connection carrying a suspect, the others wait
     /// while fresh requests flow; a suspect answered frees its connection for the next.
     @Test func suspectsGoOnePerConnectionAheadOfTheQueue() {
-        var driver = Driver(connections: 2, limit: 10)
+        var driver = Driver(connections: 2, limit: 10, health: Self.noHold)
         driver.submit(10)
         let onZero = driver.inFlight.removeValue(forKey: 0)!
         let suspects = Set(onZero.map { Key($0) })
@@ -93,7 +118,7 @@ import Testing
     }
 
     @Test func shutdownEndsWaitingSuspects() {
-        var driver = Driver(connections: 1, limit: 5)
+        var driver = Driver(connections: 1, limit: 5, health: Self.noHold)
         driver.submit(5)
         let requests = driver.inFlight.removeValue(forKey: 0)!
         endConnection(0, with: requests, driver: &driver)
