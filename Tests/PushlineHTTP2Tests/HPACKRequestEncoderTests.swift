@@ -250,38 +250,19 @@ import Testing
         return bytes
     }
 
-    /// Decodes blocks in order with one nghttp2 inflater.
+    /// Decodes blocks in order with one nghttp2 inflater (`NGHTTP2Inflater`).
     static func inflate(_ blocks: [[UInt8]]) -> [[Decoded]] {
-        var inflater: OpaquePointer?
-        #expect(nghttp2_hd_inflate_new(&inflater) == 0)
-        defer { nghttp2_hd_inflate_del(inflater) }
+        let inflater = NGHTTP2Inflater()
         return blocks.map { block in
-            var fields: [Decoded] = []
-            var offset = 0
-            while true {
-                var nv = nghttp2_nv()
-                var flags: Int32 = 0
-                let used = block.withUnsafeBufferPointer { bytes in
-                    nghttp2_hd_inflate_hd2(inflater, &nv, &flags, bytes.baseAddress! + offset, bytes.count - offset, 1)
-                }
-                #expect(used >= 0)
-                if used < 0 { return fields }
-                offset += used
-                if flags & Int32(NGHTTP2_HD_INFLATE_EMIT.rawValue) != 0 {
-                    fields.append(
-                        Decoded(
-                            name: String(decoding: UnsafeBufferPointer(start: nv.name, count: nv.namelen), as: UTF8.self),
-                            value: Array(UnsafeBufferPointer(start: nv.value, count: nv.valuelen)),
-                            neverIndex: nv.flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) != 0
-                        )
-                    )
-                }
-                if flags & Int32(NGHTTP2_HD_INFLATE_FINAL.rawValue) != 0 {
-                    nghttp2_hd_inflate_end_headers(inflater)
-                    return fields
-                }
-                if used == 0 && offset >= block.count { return fields }
+            let fields: [ReferenceField]
+            switch inflater.decode(block) {
+            case .success(let decoded):
+                fields = decoded
+            case .failure(let error):
+                Issue.record("nghttp2 cannot decode a block: \(error)")
+                fields = []
             }
+            return fields.map { Decoded(name: String(decoding: $0.name, as: UTF8.self), value: $0.value, neverIndex: $0.neverIndex) }
         }
     }
 }
