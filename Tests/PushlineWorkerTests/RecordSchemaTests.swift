@@ -210,7 +210,7 @@ import Testing
                 latencyMilliseconds: 1
             )
         )
-        for noResponse in [APNSOutcome.NoResponse.timeout, .connection, .expired] {
+        for noResponse in [APNSOutcome.NoResponse.timeout, .connection, .expired, .protocolError] {
             let outcome = APNSOutcome(noResponse: noResponse, attempts: 5, latencyMilliseconds: 10_000)
             deliveries.append(
                 template.encode(

@@ -52,7 +52,7 @@ public enum ResultRecord: Sendable, Hashable {
         public var app: String
         /// APNs' HTTP status; 0 when no response was ever received.
         public var status: Int
-        /// APNs' reason, or `timeout` / `connection` / `expired` with status 0; nil on success.
+        /// APNs' reason, or `timeout` / `connection` / `expired` / `protocol_error` with status 0; nil on success.
         public var reason: String?
         /// The request's `apns-id` (APNs' own when it answered with another); nil when it was
         /// never sent.
