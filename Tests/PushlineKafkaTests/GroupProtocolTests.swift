@@ -1,5 +1,6 @@
 import Logging
 import PushlineKafka
+import PushlineTestSupport
 import Testing
 
 /// `group.protocol=consumer` (KIP-848): the broker assigns partitions, so the classic protocol's
@@ -28,11 +29,23 @@ import Testing
         #expect(properties["enable.auto.offset.store"] == "false", "the offset design's settings stay")
     }
 
-    @Test func librdkafkaAcceptsTheDerivedConfigurationAndSubscribes() async throws {
+    /// The derived configuration against librdkafka's mock cluster, which implements
+    /// `ConsumerGroupHeartbeat` (the embedded broker does not): the member subscribes and the
+    /// broker hands it every partition of the topic.
+    @Test(.timeLimit(.minutes(1))) func librdkafkaAcceptsTheDerivedConfigurationAndSubscribes() async throws {
+        let cluster = try MockCluster()
+        cluster.createTopic("kip848", partitions: 4)
         let consumer = try KafkaConsumer(
-            configuration: consumer(["group.protocol": "consumer", "group.remote.assignor": "range"]),
+            configuration: KafkaConsumerConfiguration(
+                bootstrapServers: cluster.bootstrapServers,
+                groupID: "kip848-group",
+                topics: ["kip848"],
+                properties: ["group.protocol": "consumer", "group.remote.assignor": "range"]
+            ),
             logger: Logger(label: "test")
         )
+        try await waitUntil("the member owns the topic's 4 partitions", timeout: .seconds(30)) { consumer.assignment.count == 4 }
+        #expect(Set(consumer.assignment.map(\.partition)) == [0, 1, 2, 3])
         await consumer.close(drainTimeout: .seconds(1))
     }
 
