@@ -510,11 +510,7 @@ struct PoolStateMachine {
         for (request, wasSuspect) in inFlight {
             if wasSuspect {
                 finish(request, requests[request].outcome(.protocolError, at: now), into: &actions)
-            } else if isShutDown {
-                finish(request, into: &actions) { $0.outcome(.shutdown, at: now) }
-            } else if isWithdrawn(request) {
-                finish(request, into: &actions) { $0.outcome(.withdrawn, at: now) }
-            } else {
+            } else if !finishedIfGone(request, now: now, actions: &actions) {
                 // Each lost request counts as a systemic answer, as any lost connection's do: a
                 // server that ends every connection holds the app (and its suspects wait in the
                 // hold) instead of naming suspects one by one; one bad request among answered
@@ -558,17 +554,24 @@ struct PoolStateMachine {
         now: MonotonicInstant,
         actions: inout PoolActions
     ) {
-        if isShutDown {
-            finish(request, into: &actions) { $0.outcome(.shutdown, at: now) }
-            return
-        }
-        if isWithdrawn(request) {
-            finish(request, into: &actions) { $0.outcome(.withdrawn, at: now) }
-            return
-        }
+        if finishedIfGone(request, now: now, actions: &actions) { return }
         requests[request].retryAt = time
         retrying.append(request)
         if earliestRetry.map({ time < $0 }) ?? true { earliestRetry = time }
+    }
+
+    /// Ends a request that is not to go again because the pool shut down (`shutdown`) or its
+    /// group was withdrawn (`withdrawn`); false when it may go again.
+    private mutating func finishedIfGone(_ request: RequestID, now: MonotonicInstant, actions: inout PoolActions) -> Bool {
+        if isShutDown {
+            finish(request, into: &actions) { $0.outcome(.shutdown, at: now) }
+            return true
+        }
+        if isWithdrawn(request) {
+            finish(request, into: &actions) { $0.outcome(.withdrawn, at: now) }
+            return true
+        }
+        return false
     }
 
     /// The request's outcome is final: it leaves the machine.
@@ -782,9 +785,6 @@ struct PoolStateMachine {
         }
     }
 
-    /// Takes a pacing token for the next hand-out: true when the pool is not paced or one is
-    /// there; false (and a tick for the next token) when the pace says wait. Called only once a
-    /// connection has room, so a full pool does not burn tokens.
     /// One suspect to each connection that has none on the wire and a free stream
     /// (`connectionRefused`), ahead of the queue.
     private mutating func sendSuspects(_ actions: inout PoolActions, now: MonotonicInstant) {
@@ -805,6 +805,9 @@ struct PoolStateMachine {
         }
     }
 
+    /// Takes a pacing token for the next hand-out: true when the pool is not paced or one is
+    /// there; false (and a tick for the next token) when the pace says wait. Called only once a
+    /// connection has room, so a full pool does not burn tokens.
     private mutating func paced(now: MonotonicInstant) -> Bool {
         guard pace != nil else { return true }
         if pace!.take(now: now) { return true }

@@ -361,6 +361,12 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
         }
     }
 
+    /// The error code of the GOAWAY received, when it is one a request's bytes can cause: every
+    /// sent and unanswered stream then ends `connectionError`, not as if it were innocent.
+    private var goAwayBlamingARequest: HTTP2ErrorCode? {
+        receivedGoAway.map(\.errorCode).flatMap { $0.mayBlameARequest ? $0 : nil }
+    }
+
     private func failEverything() {
         guard capacity.phase != .closed else { return }
         capacity.closed()
@@ -371,7 +377,7 @@ public final class HTTP2ClientHandler: ChannelInboundHandler {
             let kind: HTTP2StreamError.Kind
             if !stream.headersSent {
                 kind = .notSent
-            } else if let code = receivedGoAway?.errorCode, code.mayBlameARequest {
+            } else if let code = goAwayBlamingARequest {
                 kind = .connectionError(code)
             } else {
                 kind = .connectionClosed
@@ -501,9 +507,9 @@ extension HTTP2ClientHandler: NGHTTP2SessionEvents {
                 return .success(HTTP2Response(streamID: streamID, status: stream.status, headers: stream.headers, body: stream.body))
             }
             let kind: HTTP2StreamError.Kind
-            if let goAway = receivedGoAway, goAway.errorCode.mayBlameARequest, stream.headersSent {
+            if stream.headersSent, let code = goAwayBlamingARequest {
                 // The server may have refused this very request, whatever its last stream id.
-                kind = .connectionError(goAway.errorCode)
+                kind = .connectionError(code)
             } else if let goAway = receivedGoAway, streamID > goAway.lastStreamID {
                 kind = .goAway(lastStreamID: goAway.lastStreamID, errorCode: goAway.errorCode)
             } else if errorCode == .refusedStream {

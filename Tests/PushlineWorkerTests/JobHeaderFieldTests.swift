@@ -1,5 +1,6 @@
 import Foundation
 import PushlineAPNSCore
+import PushlineTestSupport
 import Testing
 
 @testable import PushlineWorker
@@ -100,8 +101,7 @@ import Testing
 /// broadcast: one HTTP/2 would refuse fails the configuration at start-up, with the key named.
 @Suite struct BundleIDConfigurationTests {
     func problems(bundleID: String) async throws -> [String] {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushline-bundle-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try ProjectPaths.temporaryDirectory("pushline-bundle")
         defer { try? FileManager.default.removeItem(at: directory) }
         let key = directory.appendingPathComponent("AuthKey.p8").path
         try "key".write(toFile: key, atomically: true, encoding: .utf8)
