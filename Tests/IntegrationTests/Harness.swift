@@ -162,11 +162,13 @@ final class Harness: Sendable {
     // MARK: Reading results
 
     /// Reads `topic` from the beginning with a fresh group until `done` holds for what was read.
+    /// Each record is parsed once, as it arrives, and `done` is asked again only when new records
+    /// came: re-parsing the whole topic every 200 ms took cores from the worker under test.
     func read(
         _ topic: String,
         timeout: Duration = .seconds(120),
-        until done: @escaping @Sendable ([KafkaRecord]) -> Bool
-    ) async throws -> [KafkaRecord] {
+        until done: @escaping @Sendable ([ReadRecord]) -> Bool
+    ) async throws -> [ReadRecord] {
         let consumer = try KafkaConsumer(
             configuration: KafkaConsumerConfiguration(
                 bootstrapServers: broker.bootstrapServers,
@@ -176,11 +178,12 @@ final class Harness: Sendable {
             ),
             logger: logger
         )
-        let records = Mutex<[KafkaRecord]>([])
+        let read = Mutex<(records: [ReadRecord], asked: Int)>(([], -1))
         let reader = Task {
             for try await event in consumer.events {
                 if case .records(let batch) = event {
-                    records.withLock { $0.append(contentsOf: batch) }
+                    let parsed = batch.map { ReadRecord(record: $0, object: json($0)) }
+                    read.withLock { $0.records.append(contentsOf: parsed) }
                     for record in batch { consumer.complete(record.id) }
                 }
             }
@@ -188,14 +191,19 @@ final class Harness: Sendable {
         defer { reader.cancel() }
         do {
             try await waitUntil("records on \(topic)", timeout: timeout, interval: .milliseconds(200)) {
-                done(records.withLock { $0 })
+                let (records, fresh) = read.withLock { state in
+                    let fresh = state.records.count != state.asked
+                    state.asked = state.records.count
+                    return (state.records, fresh)
+                }
+                return fresh ? done(records) : false
             }
         } catch {
             await consumer.close(drainTimeout: .zero)
-            throw TestSupportError("\(error); read \(records.withLock { $0.count }) records so far")
+            throw TestSupportError("\(error); read \(read.withLock { $0.records.count }) records so far")
         }
         await consumer.close(drainTimeout: .zero)
-        return records.withLock { $0 }
+        return read.withLock { $0.records }
     }
 
     /// The worker group's committed offset per partition of the jobs topic (nil: none committed),
@@ -226,6 +234,24 @@ final class Harness: Sendable {
     func scrape(_ path: String) async throws -> (Int, String) {
         try await HTTPGet.fetch(port: metricsPort.port, path: path)
     }
+}
+
+/// A record `Harness.read` returned, with its value parsed (once) as a JSON object.
+/// `@unchecked Sendable`: the parsed object is built once and never changed.
+struct ReadRecord: @unchecked Sendable {
+    let record: KafkaRecord
+    let object: [String: Any]
+
+    var key: [UInt8]? { record.key }
+    var value: [UInt8] { record.value }
+    var headers: [KafkaHeader] { record.headers }
+    var partition: Int32 { record.partition }
+    var offset: Int64 { record.id.offset }
+}
+
+/// A read record's JSON object (parsed when it was read).
+func json(_ record: ReadRecord) -> [String: Any] {
+    record.object
 }
 
 /// Parses a record value as a JSON object.

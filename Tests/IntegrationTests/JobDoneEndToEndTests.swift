@@ -15,7 +15,7 @@ import Testing
         return Array(#"{"id":"\#(id)","tokens":[\#(list)]\#(member),"payload":{"aps":{"alert":"sale"}}}"#.utf8)
     }
 
-    static func records(_ records: [KafkaRecord], type: String) -> [[String: Any]] {
+    static func records(_ records: [ReadRecord], type: String) -> [[String: Any]] {
         records.map(json).filter { $0["type"] as? String == type }
     }
 

@@ -8,7 +8,7 @@ import Testing
 enum RecordContract {
     /// Every record's value goes through its type's schema and result.schema.json; each type in
     /// `required` must be among them.
-    static func validate(_ records: [KafkaRecord], required: Set<String>) throws {
+    static func validate(_ records: [ReadRecord], required: Set<String>) throws {
         var byType: [String: [[UInt8]]] = [:]
         for record in records {
             byType[json(record)["type"] as? String ?? "unknown", default: []].append(record.value)

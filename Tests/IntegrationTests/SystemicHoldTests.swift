@@ -11,7 +11,7 @@ import Testing
     static let outageSeconds = 20.0
 
     /// Final delivery records by token.
-    static func byToken(_ records: [KafkaRecord]) -> [String: [[String: Any]]] {
+    static func byToken(_ records: [ReadRecord]) -> [String: [[String: Any]]] {
         var byToken: [String: [[String: Any]]] = [:]
         for delivery in WorkerEndToEndTests.deliveries(records) {
             byToken[delivery["token"] as? String ?? "", default: []].append(delivery)

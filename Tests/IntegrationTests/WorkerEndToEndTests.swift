@@ -23,7 +23,7 @@ import Testing
         return (values, keys, tokens)
     }
 
-    static func deliveries(_ records: [KafkaRecord]) -> [[String: Any]] {
+    static func deliveries(_ records: [ReadRecord]) -> [[String: Any]] {
         records.map(json).filter { $0["type"] as? String == "delivery" }
     }
 

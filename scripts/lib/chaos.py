@@ -148,6 +148,7 @@ class Stack(LocalStack):
 
     def __init__(self, name, mock_flags, tokens, per_job=10, mock_running=True, partitions=4, proxy=False):
         self.name = name
+        self._statuses, self._ends, self._results_reader = {}, {}, None
         directory = os.path.join(RUN, name)
         subprocess.run(["rm", "-rf", directory])
         super().__init__(directory, "CHAOSKEY01", "CHAOSTEAM1")
@@ -168,6 +169,12 @@ class Stack(LocalStack):
 
     def start_mock(self):
         return super().start_mock(self.mock_flags, port=self.mock_port, self_signed=False)
+
+    def close(self):
+        if self._results_reader is not None:
+            self._results_reader.close()
+            self._results_reader = None
+        super().close()
 
     def config(self, shutdown_ms=10000):
         """A worker configuration on a reserved metrics port: (path, port)."""
@@ -200,14 +207,29 @@ class Stack(LocalStack):
     def start_worker(self):
         return super().start_worker(*self.config(), binary=BIN)
 
-    def final_statuses(self):
-        """token -> the statuses of its final delivery records (one, when all is well)."""
-        from results_topic import read_records
-        statuses = {}
-        for record in read_records(f"127.0.0.1:{self.client_port}", "chaos.results"):
-            if record.get("type") == "delivery" and record.get("final"):
-                statuses.setdefault(record["token"], []).append(record.get("status"))
-        return statuses
+    def _read(self, record):
+        if record.get("type") == "delivery" and record.get("final"):
+            self._statuses.setdefault(record["token"], []).append(record.get("status"))
+        source = record.get("source") or {}
+        if source.get("topic") == "chaos.jobs":
+            self._ends[source["partition"]] = max(self._ends.get(source["partition"], 0), source["offset"] + 1)
+
+    def _reader(self):
+        """The results topic's reader, opened once per scenario and read incrementally."""
+        from results_topic import ResultsReader
+        if self._results_reader is None:
+            self._results_reader = ResultsReader(f"127.0.0.1:{self.client_port}", "chaos.results")
+        return self._results_reader
+
+    def final_statuses(self, settle=True):
+        """token -> the statuses of its final delivery records (one, when all is well). With
+        `settle`, reads until the topic has been quiet for two seconds (for a verdict); without,
+        takes what has arrived by now (for a loop that waits)."""
+        if settle:
+            self._reader().catch_up(2, self._read)
+        else:
+            self._reader().poll(1.0, self._read)
+        return self._statuses
 
     def uncommitted(self, timeout=60):
         """Partitions of chaos.jobs whose committed offset (asked without joining the group) is not
@@ -215,12 +237,8 @@ class Stack(LocalStack):
         the results' `source` (the embedded broker's ListOffsets answers cannot be trusted). Waits
         up to `timeout` for the workers' last commits; {} when everything is committed."""
         from confluent_kafka import Consumer, TopicPartition
-        from results_topic import read_records
-        ends = {}
-        for record in read_records(f"127.0.0.1:{self.client_port}", "chaos.results"):
-            source = record.get("source") or {}
-            if source.get("topic") == "chaos.jobs":
-                ends[source["partition"]] = max(ends.get(source["partition"], 0), source["offset"] + 1)
+        self.final_statuses()
+        ends = self._ends
         consumer = Consumer({"bootstrap.servers": f"127.0.0.1:{self.client_port}", "group.id": f"chaos-{self.name}",
                              "enable.auto.commit": False, "log_level": 0})
         try:
@@ -235,9 +253,9 @@ class Stack(LocalStack):
         finally:
             consumer.close()
 
-    def results(self):
+    def results(self, settle=True):
         """Every delivery record on the results topic: (token -> count of final records)."""
-        return {token: len(statuses) for token, statuses in self.final_statuses().items()}
+        return {token: len(statuses) for token, statuses in self.final_statuses(settle).items()}
 
     def mock_stats(self):
         """The mock's stats file, written fresh (SIGUSR1) when the mock runs; {} when absent."""
@@ -247,11 +265,10 @@ class Stack(LocalStack):
         deadline = time.time() + timeout
         counts = {}
         while time.time() < deadline:
-            counts = self.results()
-            if self.tokens.issubset(counts.keys()):
+            if self.tokens.issubset(self.results(settle=False).keys()):
                 break
-            time.sleep(2)
-        return counts
+        # Settled: the verdict counts duplicates too, which may still be on their way.
+        return self.results()
 
     def delivered(self):
         return sum(1 for _ in self.results())
@@ -273,9 +290,8 @@ def verdict(name, stack, counts, extra="", committed=False):
 def wait_results(stack, at_least, timeout=120):
     deadline = time.time() + timeout
     while time.time() < deadline:
-        if len(stack.results()) >= at_least:
+        if len(stack.results(settle=False)) >= at_least:
             return
-        time.sleep(1)
 
 
 # About 1,000 notifications/s (4 connections x 10 streams / 40 ms): slow enough that faults land
@@ -786,6 +802,7 @@ def main():
     rows = []
     for name in chosen:
         log(f"scenario {name}")
+        started = time.time()
         try:
             if name == "fuzz":
                 row = scenario_fuzz(options.fuzz)
@@ -796,13 +813,15 @@ def main():
         except Exception as error:
             row = {"scenario": name, "tokens": 0, "results": 0, "missing": "?", "duplicates": "?", "verdict": "FAIL",
                    "note": f"error: {error}"}
+        row["seconds"] = round(time.time() - started)
         log(f"  {row}")
         rows.append(row)
     stop_all()
     print()
-    print(f"{'scenario':<62}{'tokens':>9}{'results':>9}{'missing':>9}{'dups':>7}  verdict")
+    print(f"{'scenario':<62}{'tokens':>9}{'results':>9}{'missing':>9}{'dups':>7}{'s':>5}  verdict")
     for row in rows:
-        print(f"{row['scenario']:<62}{row['tokens']:>9}{row['results']:>9}{row['missing']:>9}{row['duplicates']:>7}  {row['verdict']}"
+        print(f"{row['scenario']:<62}{row['tokens']:>9}{row['results']:>9}{row['missing']:>9}{row['duplicates']:>7}"
+              f"{row['seconds']:>5}  {row['verdict']}"
               + (f"  ({row['note']})" if row.get("note") else ""))
     with open(os.path.join(RUN, "results.json"), "w") as handle:
         json.dump(rows, handle, indent=2)
