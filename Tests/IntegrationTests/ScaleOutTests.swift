@@ -111,7 +111,10 @@ import Testing
         try await waitUntil("the first worker owns partitions", timeout: .seconds(60), interval: .milliseconds(100)) {
             first.log.contains("rebalance: assigned")
         }
-        try await Task.sleep(for: .seconds(2))
+        // The handover must find requests on the wire: a connection's streams full at the mock.
+        try await waitUntil("requests on the wire", timeout: .seconds(30), interval: .milliseconds(50)) {
+            harness.mock.stats.maxOpenStreams >= 5
+        }
         let (second, port, _) = try await Self.joinSecondWorker(harness, timeout: .seconds(60))
         #expect(first.log.contains("revoke drain timed out"), "the drain reached its bound")
         #expect(first.log.contains("withdrew"), "and the unsent work was withdrawn")
