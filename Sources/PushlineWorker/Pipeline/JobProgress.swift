@@ -9,11 +9,18 @@ import Synchronization
 ///
 /// One object per job of several tokens, a broadcast or an expired job (single-token jobs go in
 /// groups: `JobGroupProgress`), which also carries what the job's end reports (record id, weight,
-/// lane) and what its `job_done` says, so that ending a job needs no closure. `acknowledged()` is
-/// what each token's last acknowledgement calls, so a token with one record needs no counter of
-/// its own.
+/// lane) and what its `job_done` says, so that ending a job needs no closure.
+///
+/// The flow is one way: the APNs client tells it a token's outcome (`notificationEnded`), which
+/// it hands to `JobResults` (which publishes the token's records); the publisher asks it, once a
+/// token's records are produced, what follows them (`tokensProduced`: the job's `job_done`, as a
+/// value the publisher publishes); Kafka's acknowledgements count down here, and the last one
+/// goes to `JobRelease`. It never calls the publisher.
+///
+/// Explicitly synchronised (`@unchecked Sendable`): every stored property is immutable, atomic or
+/// under a mutex. Called from the event loops (outcomes), the threads that end a run of outcomes
+/// (`tokensProduced`), and the producer's poll thread or the retry loop (acknowledgements).
 final class JobProgress: ResultDelivery, APNSBatchObserver, @unchecked Sendable {
-    // @unchecked Sendable: every stored property is immutable, atomic or under a mutex.
     let id: RecordID
     /// The job's notifications.
     let weight: Int
@@ -35,7 +42,8 @@ final class JobProgress: ResultDelivery, APNSBatchObserver, @unchecked Sendable 
     private let undecided: Atomic<Int>
     private let abandoned = Atomic<Bool>(false)
     private let tally: Mutex<JobTally>
-    private let pipeline: JobPipeline
+    /// Where the tokens' outcomes go (downstream: it publishes their records).
+    private let results: JobResults
 
     init(
         id: RecordID,
@@ -46,7 +54,7 @@ final class JobProgress: ResultDelivery, APNSBatchObserver, @unchecked Sendable 
         producedAt: Int64?,
         shared: JobRecordsContext,
         requestIDs: APNSIDBlock? = nil,
-        pipeline: JobPipeline
+        results: JobResults
     ) {
         let tokens = job.recipientCount
         precondition(tokens > 0)
@@ -62,13 +70,13 @@ final class JobProgress: ResultDelivery, APNSBatchObserver, @unchecked Sendable 
         self.remaining = Atomic(tokens + 1)
         self.undecided = Atomic(tokens)
         self.tally = Mutex(JobTally(expected: tokens))
-        self.pipeline = pipeline
-        super.init(publisher: pipeline.publisher, topic: pipeline.resultsTopic)
+        self.results = results
+        super.init(publisher: results.publisher, topic: results.topics.results.name)
     }
 
     /// A device-token job's token `index` has its final outcome (the APNs client calls this).
     func notificationEnded(_ index: Int, outcome: APNSOutcome) {
-        pipeline.tokenEnded(self, index: index, outcome: outcome)
+        results.tokenEnded(self, index: index, outcome: outcome)
     }
 
     /// A token's final outcome, before its records are published: counted for `job_done`.
@@ -76,17 +84,28 @@ final class JobProgress: ResultDelivery, APNSBatchObserver, @unchecked Sendable 
         tally.withLock { $0.add(outcome, answeredAt: answeredAt) }
     }
 
-    /// `count` tokens' records are published (or they have none to publish): after the last
-    /// token, the job's `job_done` is.
-    override func tokensPublished(_ count: Int) {
-        outcomeKnown(count)
+    /// `count` tokens' records are produced (or they have none to produce): after the last token,
+    /// the job's `job_done`, for the publisher to publish (nil before, and when a token was
+    /// abandoned: the job then has no `job_done`).
+    override func tokensProduced(_ count: Int) -> FollowingRecord? {
+        guard undecided.wrappingSubtract(count, ordering: .acquiringAndReleasing).newValue == 0 else { return nil }
+        if abandoned.load(ordering: .acquiring) {
+            // No job_done: the group's next owner redoes the job.
+            acknowledgementEnded()
+            return nil
+        }
+        return FollowingRecord(
+            topic: results.topics.results,
+            key: job.id,
+            summary: tally.withLock { $0.record(for: job, source: source) }
+        )
     }
 
     /// A token that will get no record here (its pool shut down first, or its work was withdrawn
-    /// in a revoke): it leaves the in-flight count, and the job is never done.
+    /// in a revoke): it leaves the in-flight count, and the job is never done (no `job_done`).
     func tokenAbandoned() {
         abandoned.store(true, ordering: .releasing)
-        outcomeKnown(1)
+        _ = tokensProduced(1)
         acknowledgementEnded()
     }
 
@@ -96,21 +115,11 @@ final class JobProgress: ResultDelivery, APNSBatchObserver, @unchecked Sendable 
         acknowledgementEnded()
     }
 
-    private func outcomeKnown(_ count: Int) {
-        guard undecided.wrappingSubtract(count, ordering: .acquiringAndReleasing).newValue == 0 else { return }
-        if abandoned.load(ordering: .acquiring) {
-            // No job_done: the group's next owner redoes the job.
-            acknowledgementEnded()
-        } else {
-            pipeline.publishSummary(tally.withLock { $0.record(for: job, source: source) }, progress: self)
-        }
-    }
-
     private func acknowledgementEnded() {
         if remaining.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
             // True when every token's records and the job_done are in Kafka; false when a token
             // was abandoned (the job must not be completed: the group's next owner redoes it).
-            pipeline.jobEnded(self, done: !abandoned.load(ordering: .acquiring))
+            results.release.jobEnded(self, done: !abandoned.load(ordering: .acquiring))
         }
     }
 }
