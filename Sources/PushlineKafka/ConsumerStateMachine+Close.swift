@@ -45,13 +45,14 @@ extension ConsumerStateMachine {
             // The consumer protocol (KIP-848) has no join rounds (`closeJoinWait` is zero): the
             // broker takes a leave at any time.
             if joinPending, !failed, settings.closeJoinWait > .zero {
-                phase = .awaitingJoin(began: now, until: now + settings.closeJoinWait)
+                phase = .awaitingJoin(JoinRound(began: now, until: now + settings.closeJoinWait))
                 return .awaitJoin(starting: true, bound: settings.closeJoinWait)
             }
             phase = .draining
             return .drain(actions: startDraining(), waitUntil: nil, joinWait: nil)
-        case .awaitingJoin(let began, let until):
-            if joinPending, now < until { return .awaitJoin(starting: false, bound: settings.closeJoinWait) }
+        case .awaitingJoin(let round):
+            let began = round.began
+            if joinPending, now < round.until { return .awaitJoin(starting: false, bound: settings.closeJoinWait) }
             phase = .draining
             return .drain(actions: startDraining(), waitUntil: nil, joinWait: JoinWait(waited: now - began, completed: !joinPending))
         case .draining:

@@ -38,7 +38,7 @@ struct ConsumerStateMachine: Sendable {
         /// Closing: waiting, up to `until`, for a join round this member is part of to assign it
         /// (a leave sent while its JoinGroup is pending can stall the round for the members that
         /// stay; docs/kafka.md).
-        case awaitingJoin(began: ContinuousClock.Instant, until: ContinuousClock.Instant)
+        case awaitingJoin(JoinRound)
         /// Closing: every partition is being revoked; waiting for started records until the
         /// close deadline.
         case draining
@@ -101,14 +101,8 @@ struct ConsumerStateMachine: Sendable {
     var stalledJoin: StalledJoin
     /// The last rebalance event ("assigned 4", "revoked 4", "lost 4") and when.
     var lastRebalance: (event: String, at: ContinuousClock.Instant)?
-    var phase = Phase.running {
-        didSet {
-            if case .running = phase { isRunning = true } else { isRunning = false }
-        }
-    }
-    /// `phase` is `.running`, kept beside it: read for every record taken, and a phase (its
-    /// instants are of a resilient type) is copied through its value witnesses to be matched.
-    private(set) var isRunning = true
+    /// The one record of where the consumer is in its life (`isRunning`, `isClosing` read it).
+    var phase = Phase.running
     /// When a requested close stops waiting for started records.
     var closeDeadline: ContinuousClock.Instant?
     /// librdkafka raised a fatal error: nothing is committed any more.
@@ -118,6 +112,13 @@ struct ConsumerStateMachine: Sendable {
         self.settings = settings
         self.lastCommit = now
         self.stalledJoin = StalledJoin(bound: settings.stalledJoinLimit)
+    }
+
+    /// `phase` is `.running`: read for every record taken. A phase has a fixed layout (its one
+    /// payload is a reference, `JoinRound`), so this is a compare, with no value-witness call.
+    var isRunning: Bool {
+        if case .running = phase { return true }
+        return false
     }
 
     var isClosing: Bool { !isRunning }

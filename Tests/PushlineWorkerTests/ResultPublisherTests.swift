@@ -47,7 +47,7 @@ import Testing
     }
 
     /// A run's records wait until the run ends, then go to librdkafka together: each token's
-    /// `tokensPublished(_:)` runs only once its record is handed over (a job's `job_done` must follow
+    /// `tokensProduced(_:)` is asked only once its record is handed over (a job's `job_done` must follow
     /// its deliveries), and every record is acknowledged.
     @Test func aRunProducesItsRecordsWhenItEnds() async throws {
         let (producer, publisher, retries) = try Self.mockPublisher()
@@ -145,9 +145,10 @@ private final class CountingDelivery: ResultDelivery, @unchecked Sendable {
         state.withLock { $0.acknowledged += 1 }
     }
 
-    override func tokensPublished(_ count: Int) {
+    override func tokensProduced(_ count: Int) -> FollowingRecord? {
         let produced = outstanding()
         state.withLock { $0.published.append(contentsOf: repeatElement(produced + $0.acknowledged, count: count)) }
+        return nil
     }
 
     var acknowledgements: Int { state.withLock { $0.acknowledged } }

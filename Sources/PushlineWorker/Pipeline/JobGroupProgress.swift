@@ -9,12 +9,16 @@ import Synchronization
 /// It hears each member's outcome from the APNs client (member `i` is the observer's index `i`),
 /// and it is the Kafka delivery of every record its members publish. It counts two
 /// acknowledgements per member (its token's records, then its `job_done`), and once it has them
-/// all it completes the members' records together (`JobPipeline.groupEnded`: one consumer lock,
+/// all it completes the members' records together (`JobRelease.groupEnded`: one consumer lock,
 /// one release of the in-flight gate). A member whose request is abandoned (shutdown, or a revoke
 /// withdrew it) publishes nothing and is given up at once; an answered member waits for its group
 /// (see docs/kafka.md on what that means for a revoke's drain).
+///
+/// Explicitly synchronised (`@unchecked Sendable`): every stored property is immutable, atomic or
+/// under a mutex. Called from the event loops (outcomes, abandonments) and the producer's poll
+/// thread or the retry loop (acknowledgements); it hands outcomes to `JobResults` and its end to
+/// `JobRelease`, and never calls the publisher.
 final class JobGroupProgress: ResultDelivery, APNSBatchObserver, @unchecked Sendable {
-    // @unchecked Sendable: every stored property is immutable, atomic or under a mutex.
     let members: [JobGroupMember]
     /// The members' `apns-id`s: member `i`'s request has id `i`.
     let requestIDs: APNSIDBlock
@@ -27,7 +31,8 @@ final class JobGroupProgress: ResultDelivery, APNSBatchObserver, @unchecked Send
     private let remaining: Atomic<Int>
     /// The members given up, by index (usually none).
     private let abandoned = Mutex<[Int]>([])
-    private let pipeline: JobPipeline
+    /// Where the members' outcomes go (downstream: it publishes their records).
+    private let results: JobResults
 
     init(
         members: [JobGroupMember],
@@ -36,7 +41,7 @@ final class JobGroupProgress: ResultDelivery, APNSBatchObserver, @unchecked Send
         laneMetrics: WorkerMetrics.LaneMetrics,
         appMetrics: WorkerMetrics.AppMetrics,
         received: MonotonicInstant,
-        pipeline: JobPipeline
+        results: JobResults
     ) {
         precondition(!members.isEmpty && requestIDs.count == members.count)
         self.members = members
@@ -46,20 +51,20 @@ final class JobGroupProgress: ResultDelivery, APNSBatchObserver, @unchecked Send
         self.appMetrics = appMetrics
         self.received = received
         self.remaining = Atomic(2 * members.count)
-        self.pipeline = pipeline
-        super.init(publisher: pipeline.publisher, topic: pipeline.resultsTopic)
+        self.results = results
+        super.init(publisher: results.publisher, topic: results.topics.results.name)
     }
 
     /// Member `index`'s token has its final outcome (the APNs client calls this).
     func notificationEnded(_ index: Int, outcome: APNSOutcome) {
-        pipeline.memberEnded(self, index: index, outcome: outcome)
+        results.memberEnded(self, index: index, outcome: outcome)
     }
 
     /// Member `index` gets no record here (its pool shut down first, or a revoke withdrew its
     /// request): its record is given up now, and the group no longer waits for it.
     func memberAbandoned(_ index: Int) {
         abandoned.withLock { $0.append(index) }
-        pipeline.memberAbandoned(self, index: index)
+        results.release.memberAbandoned(members[index].id, lane: lane)
         countDown(2)
     }
 
@@ -70,6 +75,6 @@ final class JobGroupProgress: ResultDelivery, APNSBatchObserver, @unchecked Send
 
     private func countDown(_ count: Int) {
         guard remaining.wrappingSubtract(count, ordering: .acquiringAndReleasing).newValue == 0 else { return }
-        pipeline.groupEnded(self, abandoned: abandoned.withLock { $0 })
+        results.release.groupEnded(self, abandoned: abandoned.withLock { $0 })
     }
 }

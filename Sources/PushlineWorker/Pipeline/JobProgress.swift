@@ -1,7 +1,6 @@
 import PushlineAPNS
 import PushlineAPNSCore
 import PushlineKafka
-import Synchronization
 
 /// One job's tokens on their way out: a token leaves the in-flight gate when Kafka has its
 /// records (or when it is abandoned), and the job ends once its `job_done` record is safe too:
@@ -9,11 +8,20 @@ import Synchronization
 ///
 /// One object per job of several tokens, a broadcast or an expired job (single-token jobs go in
 /// groups: `JobGroupProgress`), which also carries what the job's end reports (record id, weight,
-/// lane) and what its `job_done` says, so that ending a job needs no closure. `acknowledged()` is
-/// what each token's last acknowledgement calls, so a token with one record needs no counter of
-/// its own.
+/// lane) and what its `job_done` says, so that ending a job needs no closure.
+///
+/// The flow is one way: the APNs client tells it a token's outcome (`notificationEnded`), which
+/// it hands to `JobResults` (which publishes the token's records); the publisher asks it, once a
+/// token's records are produced, what follows them (`tokensProduced`: the job's `job_done`, as a
+/// value the publisher publishes); Kafka's acknowledgements count down here, and the last one
+/// goes to `JobRelease`. It never calls the publisher. Its counts are a `JobCountdown`, whose
+/// events return what happened (the job's `job_done` due, the job ended) for this to act on.
+///
+/// Explicitly synchronised (`@unchecked Sendable`): every stored property is immutable but the
+/// countdown (atomics and a mutex). Called from the event loops (outcomes), the threads that end
+/// a run of outcomes (`tokensProduced`), and the producer's poll thread or the retry loop
+/// (acknowledgements).
 final class JobProgress: ResultDelivery, APNSBatchObserver, @unchecked Sendable {
-    // @unchecked Sendable: every stored property is immutable, atomic or under a mutex.
     let id: RecordID
     /// The job's notifications.
     let weight: Int
@@ -28,14 +36,10 @@ final class JobProgress: ResultDelivery, APNSBatchObserver, @unchecked Sendable 
     let shared: JobRecordsContext
     /// The `apns-id`s of a device-token job's requests (nil for a broadcast).
     let requestIDs: APNSIDBlock?
-    /// Acknowledgements still to come: one per token, and one for the `job_done` record (or for
-    /// its absence, when a token was abandoned).
-    private let remaining: Atomic<Int>
-    /// Tokens whose outcome (final, or abandoned) is not known yet.
-    private let undecided: Atomic<Int>
-    private let abandoned = Atomic<Bool>(false)
-    private let tally: Mutex<JobTally>
-    private let pipeline: JobPipeline
+    /// The counts of the job's end and its tally: each event returns what happened, acted on here.
+    private let countdown: JobCountdown
+    /// Where the tokens' outcomes go (downstream: it publishes their records).
+    private let results: JobResults
 
     init(
         id: RecordID,
@@ -46,10 +50,9 @@ final class JobProgress: ResultDelivery, APNSBatchObserver, @unchecked Sendable 
         producedAt: Int64?,
         shared: JobRecordsContext,
         requestIDs: APNSIDBlock? = nil,
-        pipeline: JobPipeline
+        results: JobResults
     ) {
         let tokens = job.recipientCount
-        precondition(tokens > 0)
         self.id = id
         self.job = job
         self.source = source
@@ -59,58 +62,51 @@ final class JobProgress: ResultDelivery, APNSBatchObserver, @unchecked Sendable 
         self.producedAt = producedAt
         self.shared = shared
         self.requestIDs = requestIDs
-        self.remaining = Atomic(tokens + 1)
-        self.undecided = Atomic(tokens)
-        self.tally = Mutex(JobTally(expected: tokens))
-        self.pipeline = pipeline
-        super.init(publisher: pipeline.publisher, topic: pipeline.resultsTopic)
+        self.countdown = JobCountdown(tokens: tokens)
+        self.results = results
+        super.init(publisher: results.publisher, topic: results.topics.results.name)
     }
 
     /// A device-token job's token `index` has its final outcome (the APNs client calls this).
     func notificationEnded(_ index: Int, outcome: APNSOutcome) {
-        pipeline.tokenEnded(self, index: index, outcome: outcome)
+        results.tokenEnded(self, index: index, outcome: outcome)
     }
 
     /// A token's final outcome, before its records are published: counted for `job_done`.
     func tokenFinal(_ outcome: APNSOutcome, answeredAt: Int64) {
-        tally.withLock { $0.add(outcome, answeredAt: answeredAt) }
+        countdown.tokenFinal(outcome, answeredAt: answeredAt)
     }
 
-    /// `count` tokens' records are published (or they have none to publish): after the last
-    /// token, the job's `job_done` is.
-    override func tokensPublished(_ count: Int) {
-        outcomeKnown(count)
+    /// `count` tokens' records are produced (or they have none to produce): after the last token,
+    /// the job's `job_done`, for the publisher to publish (nil before, and when a token was
+    /// abandoned: the job then has no `job_done`).
+    override func tokensProduced(_ count: Int) -> FollowingRecord? {
+        switch countdown.tokensProduced(count) {
+        case nil:
+            return nil
+        case .summaryDue:
+            return FollowingRecord(topic: results.topics.results, key: job.id, summary: countdown.summary(for: job, source: source))
+        case .ended(let ending):
+            end(ending)
+            return nil
+        }
     }
 
     /// A token that will get no record here (its pool shut down first, or its work was withdrawn
-    /// in a revoke): it leaves the in-flight count, and the job is never done.
+    /// in a revoke): it leaves the in-flight count, and the job is never done (no `job_done`).
     func tokenAbandoned() {
-        abandoned.store(true, ordering: .releasing)
-        outcomeKnown(1)
-        acknowledgementEnded()
+        if let ending = countdown.tokenAbandoned() { end(ending) }
     }
 
     /// Kafka has a token's last record, or the job's `job_done` record (each is one of the
     /// acknowledgements the job waits for).
     override func acknowledged() {
-        acknowledgementEnded()
+        if let ending = countdown.acknowledged() { end(ending) }
     }
 
-    private func outcomeKnown(_ count: Int) {
-        guard undecided.wrappingSubtract(count, ordering: .acquiringAndReleasing).newValue == 0 else { return }
-        if abandoned.load(ordering: .acquiring) {
-            // No job_done: the group's next owner redoes the job.
-            acknowledgementEnded()
-        } else {
-            pipeline.publishSummary(tally.withLock { $0.record(for: job, source: source) }, progress: self)
-        }
-    }
-
-    private func acknowledgementEnded() {
-        if remaining.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
-            // True when every token's records and the job_done are in Kafka; false when a token
-            // was abandoned (the job must not be completed: the group's next owner redoes it).
-            pipeline.jobEnded(self, done: !abandoned.load(ordering: .acquiring))
-        }
+    /// Completed when every token's records and the job_done are in Kafka; given up when a token
+    /// was abandoned (the job must not be completed: the group's next owner redoes it).
+    private func end(_ ending: JobCountdown.Ending) {
+        results.release.jobEnded(self, done: ending == .completed)
     }
 }

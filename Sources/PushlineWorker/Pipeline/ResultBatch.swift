@@ -6,9 +6,10 @@ import PushlineKafka
 /// in one librdkafka call per topic. A record here costs no array and no produce call of its own,
 /// and librdkafka reads its clocks and locks its topic once per run.
 ///
-/// A token's `tokensPublished(_:)` waits here (`afterProduce`) until its records are produced: a
-/// job's `job_done` follows its deliveries in their partition even when its tokens end in runs
-/// on different threads.
+/// A token waits here (`afterProduce`) until its records are produced, and only then is its
+/// progress asked what follows them (`tokensProduced(_:)`, at the end of the run): a job's
+/// `job_done` follows its deliveries in their partition even when its tokens end in runs on
+/// different threads. The batch only holds records and tokens; it calls nothing.
 final class ResultBatch: @unchecked Sendable {
     // @unchecked Sendable: a batch is its thread's own, reached only through that thread's slot
     // (`ResultPublisher`'s thread-specific variable), never handed to another thread.
@@ -31,14 +32,12 @@ final class ResultBatch: @unchecked Sendable {
     /// Every record's key and value, back to back.
     @exclusivity(unchecked) var bytes = JSONWriter(capacity: ResultBatch.initialCapacity)
     @exclusivity(unchecked) private(set) var entries: [Entry] = []
-    /// Tokens whose `tokensPublished(_:)` waits for their records to be produced.
+    /// Tokens whose `tokensProduced(_:)` waits for their records to be produced.
     /// Consecutive tokens of one delivery (a job's tokens in one run) share an entry.
     private(set) var afterProduce: [(delivery: ResultDelivery, count: Int)] = []
     private var spareAfterProduce: [(delivery: ResultDelivery, count: Int)] = []
     /// True while a run is open on this thread.
     var isOpen = false
-    /// True while the batch is being produced (an early produce then waits for that one).
-    var isProducing = false
     /// The run's per-notification metrics, recorded when it ends (`ResultPublisher`).
     @exclusivity(unchecked) var metrics = OutcomeMetricsTally()
     /// The run's clocks, read once (`now(wall:)`): every outcome of a run ends at one moment.
@@ -77,7 +76,8 @@ final class ResultBatch: @unchecked Sendable {
         )
     }
 
-    /// `progress.tokensPublished(_:)` runs once the records added so far are produced.
+    /// `progress.tokensProduced(_:)` is asked once the records added so far are produced (at the
+    /// end of the run).
     func afterProduce(_ progress: ResultDelivery) {
         if let last = afterProduce.indices.last, afterProduce[last].delivery === progress {
             afterProduce[last].count += 1
@@ -86,7 +86,7 @@ final class ResultBatch: @unchecked Sendable {
         }
     }
 
-    var isEmpty: Bool { entries.isEmpty && afterProduce.isEmpty }
+    var isEmpty: Bool { entries.isEmpty }
 
     /// Records waiting.
     var count: Int { entries.count }
@@ -100,10 +100,14 @@ final class ResultBatch: @unchecked Sendable {
         bytes.removeAll()
     }
 
-    /// Runs the waiting `tokensPublished(_:)` calls (which may add records: a job's `job_done`).
-    func runAfterProduce() {
+    /// Hands the waiting tokens to `body`, each delivery with its count, and forgets them (keeping
+    /// the list's room). Call it once the records added so far are produced. Returns false when
+    /// none waited.
+    func takeProduced(_ body: (ResultDelivery, Int) -> Void) -> Bool {
+        guard !afterProduce.isEmpty else { return false }
         swap(&afterProduce, &spareAfterProduce)
-        for entry in spareAfterProduce { entry.delivery.tokensPublished(entry.count) }
+        for entry in spareAfterProduce { body(entry.delivery, entry.count) }
         spareAfterProduce.removeAll(keepingCapacity: true)
+        return true
     }
 }

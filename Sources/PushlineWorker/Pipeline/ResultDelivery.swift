@@ -20,10 +20,11 @@ class ResultDelivery: KafkaDelivery, @unchecked Sendable {
         preconditionFailure("\(type(of: self)) must override acknowledged()")
     }
 
-    /// `count` tokens' records are handed to the producer (`ResultBatch.afterProduce`): a delivery
+    /// `count` tokens' records are handed to the producer (`ResultBatch.afterProduce`): what must
+    /// follow them, if anything (a job's `job_done`), for the publisher to publish. A delivery
     /// that follows its tokens' publishing overrides this.
-    func tokensPublished(_ count: Int) {
-        preconditionFailure("\(type(of: self)) must override tokensPublished(_:) to wait in a batch")
+    func tokensProduced(_ count: Int) -> FollowingRecord? {
+        preconditionFailure("\(type(of: self)) must override tokensProduced(_:) to wait in a batch")
     }
 
     final override func delivered(_ result: Result<DeliveryReport, KafkaError>) {

@@ -25,7 +25,7 @@ extension ResultPublisher: APNSOutcomeScope {
         }
         batch.open()
         body(batch)
-        produce(batch)
+        endRun(batch)
         batch.metrics.flush()
         batch.isOpen = false
         if batch.bytes.capacity > Self.batchBytesKept { batch.bytes = JSONWriter(capacity: ResultBatch.initialCapacity) }
@@ -41,51 +41,56 @@ extension ResultPublisher: APNSOutcomeScope {
         if batch.count >= Self.batchLimit { produce(batch) }
     }
 
-    /// Produces what `batch` holds, then runs the tokens' `tokensPublished(_:)`, until neither is
-    /// left (a job's `job_done` comes from the last of them). Called again while it runs (from a
-    /// `tokensPublished(_:)`), it returns at once: the running call takes what was added.
+    /// Ends a run: produces what `batch` holds; then each token waiting for its records
+    /// (`afterProduce`) says what follows them (`tokensProduced(_:)`, a value), which is added and
+    /// produced in turn. What follows adds no token, so this ends after a second round at most.
+    private func endRun(_ batch: ResultBatch) {
+        repeat {
+            produce(batch)
+        } while batch.takeProduced({ delivery, count in
+            if let following = delivery.tokensProduced(count) { publish(following, delivery: delivery) }
+        })
+    }
+
+    /// Produces what `batch` holds, in one call per run of records on one topic. Calls nothing
+    /// back: the tokens waiting for these records are asked at the end of the run (`endRun`).
     func produce(_ batch: ResultBatch) {
-        guard !batch.isProducing else { return }
-        batch.isProducing = true
-        defer { batch.isProducing = false }
-        while !batch.isEmpty {
-            let seen = deliveries.load(ordering: .sequentiallyConsistent)
-            var refused: [(Pending, KafkaError)] = []
-            batch.drainEntries { entries, bytes in
-                var start = 0
-                while start < entries.count {
-                    // A run of records on one topic: one call.
-                    let topic = entries[start].topic
-                    var end = start + 1
-                    while end < entries.count, entries[end].topic == topic { end += 1 }
-                    let run = UnsafeBufferPointer(rebasing: entries[start..<end])
-                    let refusals = producer.send(batchTo: topic, count: run.count) { index in
-                        let entry = run[index]
-                        return KafkaBatchRecord(
-                            key: entry.keyCount < 0
-                                ? nil : UnsafeRawBufferPointer(rebasing: bytes[entry.keyStart..<entry.keyStart + entry.keyCount]),
-                            value: UnsafeRawBufferPointer(rebasing: bytes[entry.valueStart..<entry.valueStart + entry.valueCount]),
-                            delivery: entry.delivery
-                        )
-                    }
-                    for refusal in refusals {
-                        // Refused: kept as arrays of its own until it is produced again.
-                        let entry = run[refusal.index]
-                        let key = entry.keyCount < 0 ? nil : Array(bytes[entry.keyStart..<entry.keyStart + entry.keyCount])
-                        let value = Array(bytes[entry.valueStart..<entry.valueStart + entry.valueCount])
-                        let pending = Pending(
-                            record: Outgoing(topic: topic, key: key, value: value),
-                            failures: 0,
-                            acknowledged: .token(entry.delivery)
-                        )
-                        refused.append((pending, refusal.error))
-                    }
-                    start = end
+        guard !batch.isEmpty else { return }
+        let seen = deliveries.load(ordering: .sequentiallyConsistent)
+        var refused: [(Pending, KafkaError)] = []
+        batch.drainEntries { entries, bytes in
+            var start = 0
+            while start < entries.count {
+                // A run of records on one topic: one call.
+                let topic = entries[start].topic
+                var end = start + 1
+                while end < entries.count, entries[end].topic == topic { end += 1 }
+                let run = UnsafeBufferPointer(rebasing: entries[start..<end])
+                let refusals = producer.produce(batchTo: topic, count: run.count) { index in
+                    let entry = run[index]
+                    return KafkaBatchRecord(
+                        key: entry.keyCount < 0
+                            ? nil : UnsafeRawBufferPointer(rebasing: bytes[entry.keyStart..<entry.keyStart + entry.keyCount]),
+                        value: UnsafeRawBufferPointer(rebasing: bytes[entry.valueStart..<entry.valueStart + entry.valueCount]),
+                        delivery: entry.delivery
+                    )
                 }
+                for refusal in refusals {
+                    // Refused: kept as arrays of its own until it is produced again.
+                    let entry = run[refusal.index]
+                    let key = entry.keyCount < 0 ? nil : Array(bytes[entry.keyStart..<entry.keyStart + entry.keyCount])
+                    let value = Array(bytes[entry.valueStart..<entry.valueStart + entry.valueCount])
+                    let pending = Pending(
+                        record: Outgoing(topic: topic, key: key, value: value),
+                        failures: 0,
+                        acknowledged: .token(entry.delivery)
+                    )
+                    refused.append((pending, refusal.error))
+                }
+                start = end
             }
-            if !refused.isEmpty { settle(refused, deliveriesSeen: seen) }
-            batch.runAfterProduce()
         }
+        if !refused.isEmpty { settle(refused, deliveriesSeen: seen) }
     }
 
     /// Records a batch's produce refused: a full queue waits for room, anything else is retried

@@ -13,7 +13,7 @@ import Synchronization
 /// (ResultPublisher+Service.swift). The one exception is a dead-letter copy too large for the
 /// broker: it is re-sent truncated, with a header saying so.
 final class ResultPublisher: Sendable {
-    let producer: KafkaProducer
+    let producer: any ResultProducer
     let logger: Logger
     private let metrics: WorkerMetrics
 
@@ -47,7 +47,7 @@ final class ResultPublisher: Sendable {
     /// Each thread's batch (`withBatch`), made on its first run and kept.
     let batches = ThreadBatchSlot()
 
-    init(producer: KafkaProducer, logger: Logger, metrics: WorkerMetrics) {
+    init(producer: any ResultProducer, logger: Logger, metrics: WorkerMetrics) {
         self.producer = producer
         self.logger = logger
         self.metrics = metrics
@@ -80,13 +80,23 @@ final class ResultPublisher: Sendable {
         )
     }
 
-    /// `progress.tokensPublished(_:)`, once what this thread published for it is in librdkafka: at
-    /// the end of the open run (its records may still wait in the batch), or now.
+    /// `progress`'s token has its records published: once they are in librdkafka (at the end of
+    /// the open run, where they may still wait in the batch, or now), the progress says what
+    /// follows them (`tokensProduced(_:)`: a job's `job_done`), and it is published here.
     func tokenPublished(_ progress: ResultDelivery) {
         if let batch = openBatch {
             batch.afterProduce(progress)
-        } else {
-            progress.tokensPublished(1)
+        } else if let following = progress.tokensProduced(1) {
+            publish(following, delivery: progress)
+        }
+    }
+
+    /// Publishes a record that follows a job's token records (`FollowingRecord`), counted by
+    /// `progress` like them.
+    func publish(_ following: FollowingRecord, delivery progress: ResultDelivery) {
+        let summary = following.summary
+        publish(to: following.topic, key: following.key, token: progress, estimate: summary.estimate) {
+            summary.write(into: &$0)
         }
     }
 
@@ -95,7 +105,7 @@ final class ResultPublisher: Sendable {
         do throws(KafkaError) {
             // The job's progress is the record's delivery: no object per record (it gets the
             // record back from librdkafka's report if it must be sent again).
-            try producer.send(to: record.topic, key: record.key, value: record.value, headers: record.headers, delivery: progress)
+            try producer.produce(to: record.topic, key: record.key, value: record.value, headers: record.headers, delivery: progress)
         } catch {
             let pending = Pending(record: record, failures: 0, acknowledged: .token(progress))
             guard error.code == .queueFull else {
@@ -139,7 +149,7 @@ final class ResultPublisher: Sendable {
         let seen = deliveries.load(ordering: .sequentiallyConsistent)
         let record = pending.record
         do throws(KafkaError) {
-            try producer.send(
+            try producer.produce(
                 to: record.topic,
                 key: record.key,
                 value: record.value,

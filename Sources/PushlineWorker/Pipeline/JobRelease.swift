@@ -1,0 +1,98 @@
+import PushlineAPNS
+import PushlineAPNSCore
+import PushlineKafka
+
+/// The commit side of the pipeline: a job's record is released to the consumer (completed, so its
+/// offset may be stored, or given up uncompleted) and its notifications leave the in-flight gate,
+/// only once Kafka has every result record of the job (at-least-once).
+///
+/// The one owner of that decision's effects; it holds no state of its own (the counts are each
+/// job's progress's, the offsets the consumer's). Called by a job's or a group's progress when
+/// its last acknowledgement arrives (the producer's poll thread, the retry loop, or an event loop
+/// for a job whose records need no acknowledgement), and by `JobResults` for a rejected record.
+final class JobRelease: Sendable {
+    /// A job's record is done with, with its weight (notifications): completed (`true`), or given
+    /// up uncompleted because its work was withdrawn (`false`). Either way it leaves the counts.
+    private let recordEnded: @Sendable (_ id: RecordID, _ weight: Int, _ completed: Bool) -> Void
+    /// Records completed together (a group's), each with its weight: one call, one consumer lock.
+    private let recordsCompleted: @Sendable (_ records: [(id: RecordID, weight: Int)]) -> Void
+    let gate: InflightGate
+    private let metrics: WorkerMetrics
+    private let wallClockMilliseconds: @Sendable () -> Int64
+
+    init(
+        gate: InflightGate,
+        metrics: WorkerMetrics,
+        wallClockMilliseconds: @escaping @Sendable () -> Int64,
+        complete: @escaping @Sendable (RecordID, Int) -> Void,
+        completeAll: @escaping @Sendable ([(id: RecordID, weight: Int)]) -> Void,
+        abandon: @escaping @Sendable (RecordID) -> Void
+    ) {
+        self.gate = gate
+        self.metrics = metrics
+        self.wallClockMilliseconds = wallClockMilliseconds
+        self.recordsCompleted = completeAll
+        self.recordEnded = { id, weight, completed in
+            if completed {
+                // Uncommitted all along: the consumer counts the weight from here until the commit.
+                complete(id, weight)
+            } else {
+                abandon(id)
+            }
+        }
+    }
+
+    /// A rejected record's result and dead-letter copy are both in Kafka.
+    func rejectedEnded(_ id: RecordID) {
+        recordEnded(id, 0, true)
+        gate.jobEnded(notifications: 0)
+    }
+
+    /// A job's last acknowledgement arrived (`JobProgress.Ending`): complete its record, or, when a
+    /// token was abandoned, give the record up uncompleted.
+    func jobEnded(_ progress: JobProgress, done: Bool) {
+        if done {
+            metrics.jobCompleted()
+            metrics.laneJobCompleted(
+                progress.laneMetrics,
+                notifications: progress.weight,
+                resultAgeMilliseconds: progress.producedAt.map { wallClockMilliseconds() - $0 }
+            )
+        }
+        recordEnded(progress.id, progress.weight, done)
+        // Its notifications leave the count when the job does: the consumer counts a completed
+        // job's weight as uncommitted from here until the commit.
+        gate.jobEnded(notifications: progress.weight, lane: progress.lane)
+    }
+
+    /// A group's member was abandoned: its record is given up now (its partition's next owner does
+    /// it), and its notification leaves the in-flight count.
+    func memberAbandoned(_ id: RecordID, lane: SendLane) {
+        recordEnded(id, 1, false)
+        gate.jobEnded(notifications: 1, lane: lane)
+    }
+
+    /// Kafka has every record of the group's members that were not abandoned: their records are
+    /// completed in one call, and they leave the in-flight count together.
+    func groupEnded(_ group: JobGroupProgress, abandoned: [Int]) {
+        var completed: [(id: RecordID, weight: Int)] = []
+        completed.reserveCapacity(group.members.count - abandoned.count)
+        let now = wallClockMilliseconds()
+        // Read in place, two fields each: iterating the members copied each one.
+        group.members.withUnsafeBufferPointer { members in
+            for index in members.indices where abandoned.isEmpty || !abandoned.contains(index) {
+                completed.append((members[index].id, 1))
+                if let producedAt = members[index].producedAt {
+                    metrics.laneResultAge(group.laneMetrics, milliseconds: now - producedAt)
+                }
+            }
+        }
+        guard !completed.isEmpty else { return }
+        // Counted once for the group: a counter's update is an atomic add (or a lock) each time.
+        metrics.jobsCompleted(completed.count)
+        metrics.laneJobCompleted(group.laneMetrics, notifications: completed.count, resultAgeMilliseconds: nil)
+        // Uncommitted all along: the consumer counts the weights from here until the commit.
+        recordsCompleted(completed)
+        gate.jobEnded(notifications: completed.count, lane: group.lane, jobs: completed.count)
+    }
+}
