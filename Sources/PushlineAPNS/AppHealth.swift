@@ -58,12 +58,23 @@ public struct AppHealth: Sendable {
         case resumed(after: Duration, failedProbes: Int)
     }
 
+    /// While held, where the probing stands.
+    public enum Probe: Sendable, Hashable {
+        /// The next probe may go at this time.
+        case due(MonotonicInstant)
+        /// A probe request is out; no other goes until it is answered. `due` is when it was
+        /// allowed to go (another may go from then on if it comes back without a verdict).
+        case inFlight(due: MonotonicInstant)
+    }
+
+    /// Whether the app sends freely or is held (and then, its probing).
+    public enum Phase: Sendable, Hashable {
+        case serving
+        case held(Hold, Probe)
+    }
+
     public let thresholds: Thresholds
-    public private(set) var hold: Hold?
-    /// A probe request is out; no other goes until it is answered.
-    public private(set) var probeInFlight = false
-    /// The earliest time the next probe may go (while held).
-    public private(set) var nextProbeAt: MonotonicInstant?
+    public private(set) var phase: Phase = .serving
 
     private let origin: MonotonicInstant
     private let bucketNanoseconds: Int64
@@ -78,7 +89,27 @@ public struct AppHealth: Sendable {
         self.bucketNanoseconds = max(1, thresholds.window.wholeNanoseconds / Int64(Self.bucketCount))
     }
 
+    /// Why the app is held; nil while it is serving.
+    public var hold: Hold? {
+        guard case .held(let hold, _) = phase else { return nil }
+        return hold
+    }
+
     public var isHeld: Bool { hold != nil }
+
+    /// A probe request is out; no other goes until it is answered.
+    public var probeInFlight: Bool {
+        guard case .held(_, .inFlight) = phase else { return false }
+        return true
+    }
+
+    /// The earliest time the next probe may go (while held).
+    public var nextProbeAt: MonotonicInstant? {
+        switch phase {
+        case .serving: nil
+        case .held(_, .due(let at)), .held(_, .inFlight(let at)): at
+        }
+    }
 
     // MARK: Answers
 
@@ -99,9 +130,7 @@ public struct AppHealth: Sendable {
             Double(systemic) >= thresholds.ratio * Double(good + systemic)
         else { return nil }
         let started = Hold(since: now, status: status, reason: reason, failedProbes: 0)
-        hold = started
-        probeInFlight = false
-        nextProbeAt = now + thresholds.probeBase
+        phase = .held(started, .due(now + thresholds.probeBase))
         return .held(started)
     }
 
@@ -118,25 +147,25 @@ public struct AppHealth: Sendable {
 
     /// Whether a probe may go now.
     public func mayProbe(now: MonotonicInstant) -> Bool {
-        guard hold != nil, !probeInFlight else { return false }
-        return nextProbeAt.map { now >= $0 } ?? true
+        guard case .held(_, .due(let at)) = phase else { return false }
+        return now >= at
     }
 
     public mutating func probeSent() {
-        probeInFlight = true
+        guard case .held(let hold, .due(let at)) = phase else { return }
+        phase = .held(hold, .inFlight(due: at))
     }
 
     /// The probe got no verdict (refused stream, not sent): another may go at once.
     public mutating func probeReturned() {
-        probeInFlight = false
+        guard case .held(let hold, .inFlight(let at)) = phase else { return }
+        phase = .held(hold, .due(at))
     }
 
     /// The probe got a notification-level answer: the app resumes.
     public mutating func probeSucceeded(now: MonotonicInstant) -> Transition? {
-        probeInFlight = false
-        guard let ended = hold else { return nil }
-        hold = nil
-        nextProbeAt = nil
+        guard case .held(let ended, _) = phase else { return nil }
+        phase = .serving
         // The storm is over: start the window afresh, so its answers do not hold the app again.
         for index in epochs.indices {
             epochs[index] = -1
@@ -149,13 +178,11 @@ public struct AppHealth: Sendable {
 
     /// The probe got a systemic answer too: wait longer before the next one. `random` in 0..<1.
     public mutating func probeFailed(now: MonotonicInstant, random: Double) {
-        probeInFlight = false
-        guard var current = hold else { return }
+        guard case .held(var current, _) = phase else { return }
         current.failedProbes += 1
-        hold = current
         let exponent = min(current.failedProbes, 16)
         let ceiling = min(thresholds.probeBase * (1 << exponent), thresholds.probeMaximum)
-        nextProbeAt = now + ceiling * (0.5 + 0.5 * min(max(random, 0), 1))
+        phase = .held(current, .due(now + ceiling * (0.5 + 0.5 * min(max(random, 0), 1))))
     }
 
     // MARK: Window

@@ -9,15 +9,25 @@ public struct StreamCapacity: Sendable, Hashable {
     /// a value in its first SETTINGS, before which nothing is sent).
     public private(set) var peerLimit: Int
     public let configuredCap: Int
-    /// Token-auth connections carry one request until one succeeds (APNs advertises 1 until then).
-    public private(set) var probing: Bool
+    /// Whether the connection has proven its credentials yet.
+    public enum Phase: Sendable, Hashable {
+        /// Token auth, nothing succeeded yet: one request at a time (APNs advertises 1 until then).
+        case probing
+        /// A request succeeded (or certificate auth): the limits alone decide.
+        case proven
+    }
+
+    public private(set) var phase: Phase
     public private(set) var reserved = 0
 
     public init(configuredCap: Int, tokenAuth: Bool, peerLimit: Int = 1) {
         self.configuredCap = max(1, configuredCap)
-        self.probing = tokenAuth
+        self.phase = tokenAuth ? .probing : .proven
         self.peerLimit = peerLimit
     }
+
+    /// Token-auth connections carry one request until one succeeds.
+    public var probing: Bool { phase == .probing }
 
     /// The limit in force now.
     public var limit: Int {
@@ -51,11 +61,11 @@ public struct StreamCapacity: Sendable, Hashable {
     /// until its server's SETTINGS arrive. Reservations in transit stay counted.
     public mutating func reconnected(tokenAuth: Bool) {
         peerLimit = 1
-        probing = tokenAuth
+        phase = tokenAuth ? .probing : .proven
     }
 
     /// A request on this connection succeeded: the probing phase is over.
     public mutating func succeeded() {
-        probing = false
+        phase = .proven
     }
 }

@@ -67,4 +67,31 @@ import Testing
         #expect(!health.isHeld)
         #expect(health.provenHealthy(now: now))
     }
+
+    /// The phase goes serving → held with a probe due → probe in flight → (no verdict) due again
+    /// at the same time → in flight → resumed.
+    @Test func theProbePhaseFollowsEachProbe() {
+        let start = MonotonicInstant.now
+        var health = AppHealth(thresholds: AppHealth.Thresholds(minimumSystemic: 1), origin: start)
+        #expect(health.phase == .serving)
+        health.probeSent()
+        #expect(health.phase == .serving, "no probe without a hold")
+        let held = health.recordSystemic(status: 500, reason: "InternalServerError", now: start)
+        guard case .held(let hold)? = held else {
+            Issue.record("held: \(String(describing: held))")
+            return
+        }
+        let due = start + .seconds(1)
+        #expect(health.phase == .held(hold, .due(due)))
+        health.probeSent()
+        #expect(health.phase == .held(hold, .inFlight(due: due)))
+        #expect(health.probeInFlight && health.nextProbeAt == due)
+        health.probeReturned()
+        #expect(health.phase == .held(hold, .due(due)))
+        #expect(health.mayProbe(now: due))
+        health.probeSent()
+        let resumed = health.probeSucceeded(now: due)
+        #expect(resumed == .resumed(after: .seconds(1), failedProbes: 0))
+        #expect(health.phase == .serving && health.nextProbeAt == nil)
+    }
 }

@@ -90,4 +90,18 @@ import Testing
         #expect(lifecycle.pingLost() == .none)
         #expect(lifecycle.streamClosed(openStreams: 0) == .close)
     }
+
+    /// A token-auth connection is probing until a request succeeds, and again after a reconnect;
+    /// a certificate connection never probes.
+    @Test func theProbingPhaseEndsWithASuccessAndComesBackWithAReconnect() {
+        var capacity = StreamCapacity(configuredCap: 100, tokenAuth: true, peerLimit: 50)
+        #expect(capacity.phase == .probing)
+        capacity.succeeded()
+        #expect(capacity.phase == .proven && capacity.limit == 50)
+        capacity.reconnected(tokenAuth: true)
+        #expect(capacity.phase == .probing && capacity.limit == 1)
+        capacity.reconnected(tokenAuth: false)
+        #expect(capacity.phase == .proven)
+        #expect(StreamCapacity(configuredCap: 100, tokenAuth: false).phase == .proven)
+    }
 }
