@@ -83,26 +83,43 @@ final class RecordingServerDelegate: HTTP2ServerDelegate {
     }
 }
 
-/// Records client connection events.
+/// Records client connection events, and all of them in order in `log`.
 final class RecordingClientDelegate: HTTP2ClientDelegate {
     var peerMaxValues: [Int] = []
     var goAways: [HTTP2GoAway] = []
     var completed: [(HTTP2StreamTag, Result<HTTP2Response, HTTP2StreamError>)] = []
     var closed = false
+    /// Every event by name ("peerMax 100", "completed 3", "streamsFinished", "goAwayReceived",
+    /// "goAwaySent", "closed"), in the order the handler delivered them.
+    var log: [String] = []
 
     func http2Client(_ client: HTTP2ClientHandler, peerMaxConcurrentStreamsChanged value: Int) {
         peerMaxValues.append(value)
+        log.append("peerMax \(value)")
     }
 
     func http2Client(_ client: HTTP2ClientHandler, goAwayReceived goAway: HTTP2GoAway) {
         goAways.append(goAway)
+        log.append("goAwayReceived")
+    }
+
+    func http2Client(_ client: HTTP2ClientHandler, goAwaySent goAway: HTTP2GoAway) {
+        log.append("goAwaySent")
     }
 
     func http2Client(_ client: HTTP2ClientHandler, completed tag: HTTP2StreamTag, result: Result<HTTP2Response, HTTP2StreamError>) {
         completed.append((tag, result))
+        log.append("completed \(tag.id)")
     }
 
-    func http2ClientClosed(_ client: HTTP2ClientHandler) { closed = true }
+    func http2ClientStreamsFinished(_ client: HTTP2ClientHandler) {
+        log.append("streamsFinished")
+    }
+
+    func http2ClientClosed(_ client: HTTP2ClientHandler) {
+        closed = true
+        log.append("closed")
+    }
 }
 
 extension EventLoopFuture {
