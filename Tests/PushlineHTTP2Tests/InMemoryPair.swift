@@ -27,8 +27,9 @@ final class InMemoryPair {
         try client.connect(to: address).wait()
     }
 
-    /// Runs both event loops and moves bytes both ways until nothing moves.
-    func interact() throws {
+    /// Runs both event loops and moves bytes both ways until nothing moves; `eachStep` runs
+    /// after every write of one side's bytes into the other (to check what must hold throughout).
+    func interact(eachStep: () throws -> Void = {}) throws {
         var moved = true
         while moved {
             moved = false
@@ -36,10 +37,12 @@ final class InMemoryPair {
             server.embeddedEventLoop.run()
             while let bytes = try client.readOutbound(as: ByteBuffer.self) {
                 try server.writeInbound(bytes)
+                try eachStep()
                 moved = true
             }
             while let bytes = try server.readOutbound(as: ByteBuffer.self) {
                 try client.writeInbound(bytes)
+                try eachStep()
                 moved = true
             }
         }
@@ -49,6 +52,18 @@ final class InMemoryPair {
         let promise = client.eventLoop.makePromise(of: HTTP2Response.self)
         let streamID = clientHandler.submit(request, promise: promise)
         return (streamID, promise.futureResult)
+    }
+
+    /// Submits a request the way the APNs pool does (a tag, the header block written in place):
+    /// its outcome reaches the client delegate as `completed <id>`.
+    @discardableResult
+    func submitTagged(_ id: UInt64, path: String = "/3/device/abc") throws(HTTP2StreamError) -> Int32 {
+        try clientHandler.submit(tag: HTTP2StreamTag(id: id), body: nil) { block in
+            block.append(":method", "POST", neverIndex: false)
+            block.append(":scheme", "https", neverIndex: false)
+            block.append(":authority", "localhost", neverIndex: false)
+            block.append(":path", path, neverIndex: true)
+        }
     }
 }
 
@@ -119,6 +134,11 @@ final class RecordingClientDelegate: HTTP2ClientDelegate {
     func http2ClientClosed(_ client: HTTP2ClientHandler) {
         closed = true
         log.append("closed")
+    }
+
+    /// The outcome of the tagged stream `id`.
+    func result(_ id: UInt64) -> Result<HTTP2Response, HTTP2StreamError>? {
+        completed.first { $0.0.id == id }?.1
     }
 }
 
