@@ -83,15 +83,17 @@ final class ClientStream {
     }
 
     /// What the stream ends with once nghttp2 closed it with `errorCode`: its response when one
-    /// arrived whole, or why there is none (`receivedGoAway`: the server's GOAWAY, if any).
+    /// arrived whole, or why there is none (`receivedGoAway`: the server's GOAWAY, if any, read
+    /// only then).
     func outcome(
         streamID: Int32,
         errorCode: HTTP2ErrorCode,
-        receivedGoAway: HTTP2GoAway?
+        receivedGoAway: @autoclosure () -> HTTP2GoAway?
     ) -> Result<HTTP2Response, HTTP2StreamError> {
         if responseEnded && status != 0 {
             return .success(HTTP2Response(streamID: streamID, status: status, headers: headers, body: body))
         }
+        let receivedGoAway = receivedGoAway()
         let kind: HTTP2StreamError.Kind
         if headersSent, let code = Self.blamingARequest(receivedGoAway) {
             // The server may have refused this very request, whatever its last stream id.

@@ -35,17 +35,17 @@ struct ClientStreamCapacity: Hashable {
     private(set) var announcedPeerLimit: Int?
     private(set) var goAwayQueued = false
 
-    /// Why a new stream may not open now, or nil when it may. `streamIDsExhausted` is asked only
-    /// when nghttp2 refuses and no GOAWAY explains it.
+    /// Why a new stream may not open now, or nil when it may. The GOAWAY received and the ids
+    /// are asked of their owners only to name a refusal (a submit that goes through reads neither).
     func refusal(
         ended: Bool,
         requestAllowed: Bool,
-        receivedGoAwayLastStreamID: Int32?,
+        receivedGoAwayLastStreamID: @autoclosure () -> Int32?,
         streamIDsExhausted: @autoclosure () -> Bool
     ) -> Refusal? {
         if ended { return .closed }
         if requestAllowed && !goAwayQueued { return nil }
-        if let last = receivedGoAwayLastStreamID { return .goAwayReceived(lastStreamID: last) }
+        if let last = receivedGoAwayLastStreamID() { return .goAwayReceived(lastStreamID: last) }
         if goAwayQueued { return .goAwaySent }
         // nghttp2 refuses without a GOAWAY of ours or the peer's: its ids are spent, or it
         // queued a GOAWAY itself (a protocol error) and is closing.
