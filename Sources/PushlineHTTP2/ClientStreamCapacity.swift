@@ -1,78 +1,72 @@
-/// Stream accounting of one client connection, as a value: how many streams the peer allows,
-/// how many of ours are in flight, and whether new streams may be opened at all.
+/// Whether a client connection admits new streams, and how many: the two facts nghttp2 cannot
+/// answer, and the rule that combines them with what it can.
 ///
-/// Invariant: `inFlight` counts every submitted stream not yet answered, failed or cancelled,
-/// including those nghttp2 still holds back because the peer's limit is reached; `open` counts
-/// only those whose HEADERS went out. `availableStreams` is what a pool may still submit without
-/// making requests wait inside this connection.
+/// Kept here, because nghttp2 publishes neither:
+/// - `announcedPeerLimit`: the peer's SETTINGS_MAX_CONCURRENT_STREAMS as last announced to the
+///   delegate; nil until the peer's first SETTINGS (the limit is still the assumed one). It is
+///   what the delegate has heard, kept to tell a change from a repeat, not the limit in force:
+///   that one is nghttp2's (`nghttp2_session_get_remote_settings`), read whenever it is needed.
+/// - `goAwayQueued`: `goAway()` queued our GOAWAY. nghttp2 holds back streams only once the
+///   frame has left; the handler refuses them from the call on.
+///
+/// Asked each time instead (the handler passes them in): whether nghttp2 allows a new request
+/// (`nghttp2_session_check_request_allowed`: not after a GOAWAY received, nor after one nghttp2
+/// queued itself on a protocol error, nor once the stream ids are spent), the last-stream-id of
+/// the GOAWAY received (`HTTP2ClientHandler.receivedGoAway`), whether the connection ended
+/// (`NGHTTP2Output`), and the streams in flight (`ClientStreamTable.count`).
 struct ClientStreamCapacity: Hashable {
-    enum Phase: Hashable {
-        case active
+    /// Why no new stream may open.
+    enum Refusal: Hashable, CustomStringConvertible {
+        case closed
         case goAwayReceived(lastStreamID: Int32)
         case goAwaySent
-        case closed
-    }
+        case streamIDsExhausted
 
-    private(set) var phase: Phase = .active
-    private(set) var peerMaxConcurrentStreams: Int
-    private(set) var peerSettingsReceived = false
-    private(set) var inFlight = 0
-    private(set) var open = 0
-
-    init(assumedPeerMaxConcurrentStreams: Int) {
-        peerMaxConcurrentStreams = assumedPeerMaxConcurrentStreams
-    }
-
-    var availableStreams: Int {
-        phase == .active ? max(0, peerMaxConcurrentStreams - inFlight) : 0
-    }
-
-    /// Why a new stream may not be submitted now, or nil when it may.
-    var rejectionReason: String? {
-        switch phase {
-        case .active: nil
-        case .goAwayReceived(let last): "GOAWAY received (last-stream-id \(last))"
-        case .goAwaySent: "GOAWAY sent"
-        case .closed: "connection closed"
+        var description: String {
+            switch self {
+            case .closed: "connection closed"
+            case .goAwayReceived(let last): "GOAWAY received (last-stream-id \(last))"
+            case .goAwaySent: "GOAWAY sent"
+            case .streamIDsExhausted: "stream ids exhausted"
+            }
         }
     }
 
-    /// Records a submit; returns the rejection reason instead when the phase forbids new streams.
-    mutating func submit() -> String? {
-        if let reason = rejectionReason { return reason }
-        inFlight += 1
-        return nil
+    private(set) var announcedPeerLimit: Int?
+    private(set) var goAwayQueued = false
+
+    /// Why a new stream may not open now, or nil when it may. The GOAWAY received and the ids
+    /// are asked of their owners only to name a refusal (a submit that goes through reads neither).
+    func refusal(
+        ended: Bool,
+        requestAllowed: Bool,
+        receivedGoAwayLastStreamID: @autoclosure () -> Int32?,
+        streamIDsExhausted: @autoclosure () -> Bool
+    ) -> Refusal? {
+        if ended { return .closed }
+        if requestAllowed && !goAwayQueued { return nil }
+        if let last = receivedGoAwayLastStreamID() { return .goAwayReceived(lastStreamID: last) }
+        if goAwayQueued { return .goAwaySent }
+        // nghttp2 refuses without a GOAWAY of ours or the peer's: its ids are spent, or it
+        // queued a GOAWAY itself (a protocol error) and is closing.
+        return streamIDsExhausted() ? .streamIDsExhausted : .goAwaySent
     }
 
-    mutating func headersSent() { open += 1 }
-
-    /// A stream left the table (answered, failed, cancelled). `wasSent`: its HEADERS went out.
-    mutating func streamFinished(wasSent: Bool) {
-        inFlight -= 1
-        if wasSent { open -= 1 }
+    /// How many more streams a pool may submit without making them wait inside the connection.
+    static func availableStreams(peerLimit: Int, inFlight: Int, refusal: Refusal?) -> Int {
+        refusal == nil ? max(0, peerLimit - inFlight) : 0
     }
 
-    /// The peer's SETTINGS_MAX_CONCURRENT_STREAMS as nghttp2 now applies it; true when it changed
-    /// or this is the peer's first SETTINGS (the assumed value becomes a known one).
-    mutating func peerSettings(maxConcurrentStreams: Int) -> Bool {
-        let first = !peerSettingsReceived
-        peerSettingsReceived = true
-        guard maxConcurrentStreams != peerMaxConcurrentStreams else { return first }
-        peerMaxConcurrentStreams = maxConcurrentStreams
-        return true
+    /// The peer's SETTINGS arrived and nghttp2 now applies `maxConcurrentStreams`; true when the
+    /// delegate must hear of it (the first SETTINGS, or a changed value).
+    mutating func peerSettingsApplied(maxConcurrentStreams: Int) -> Bool {
+        defer { announcedPeerLimit = maxConcurrentStreams }
+        return announcedPeerLimit != maxConcurrentStreams
     }
 
-    mutating func goAwayReceived(lastStreamID: Int32) {
-        if phase != .closed { phase = .goAwayReceived(lastStreamID: lastStreamID) }
-    }
-
-    mutating func goAwaySent() {
-        if phase == .active { phase = .goAwaySent }
-    }
-
-    mutating func closed() {
-        phase = .closed
-        inFlight = 0
-        open = 0
+    /// `goAway()` was called; true the first time (only that call queues a frame).
+    mutating func queueGoAway() -> Bool {
+        defer { goAwayQueued = true }
+        return !goAwayQueued
     }
 }

@@ -1,5 +1,5 @@
 /// A first-in, first-out queue whose elements are moved in and moved out, never copied: the
-/// handler's deferred completions (`HTTP2ClientHandler.runDeferred`), each holding a response and
+/// client handler's deferred completions (`ClientEventQueue`), each holding a response and
 /// its caller's tag.
 ///
 /// An array did the same job with a copy of each element on the way out (read by index) or a

@@ -255,6 +255,14 @@ package final class NGHTTP2Session {
         nghttp2_session_get_remote_settings(raw, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
     }
 
+    /// Whether nghttp2 would send a new request now: false after a GOAWAY received, after one
+    /// nghttp2 queued itself (a protocol error), once the stream ids are spent, or when the
+    /// session is done. Not after a GOAWAY we only submitted: that counts once it has left.
+    var requestAllowed: Bool { nghttp2_session_check_request_allowed(raw) != 0 }
+
+    /// Whether the client's stream ids are spent (the next one would exceed 2^31-1).
+    var streamIDsExhausted: Bool { nghttp2_session_get_next_stream_id(raw) > UInt32(Int32.max) }
+
     /// Our SETTINGS_MAX_CONCURRENT_STREAMS as acknowledged by the peer.
     package var localMaxConcurrentStreams: UInt32 {
         nghttp2_session_get_local_settings(raw, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)

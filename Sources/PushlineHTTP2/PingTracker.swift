@@ -16,6 +16,20 @@ package struct PingTracker {
         return opaque
     }
 
+    /// Submits a PING on `session` (the caller has it written); the future yields the round-trip
+    /// time, or fails when nghttp2 refuses the frame or the connection ends first.
+    package mutating func send(on session: NGHTTP2Session, eventLoop: any EventLoop) -> EventLoopFuture<TimeAmount> {
+        let promise = eventLoop.makePromise(of: TimeAmount.self)
+        let opaque = start(at: .now(), promise: promise)
+        do {
+            try session.submitPing(opaque: opaque)
+        } catch {
+            _ = acked(opaque, at: .now())
+            promise.fail(error)
+        }
+        return promise.futureResult
+    }
+
     /// The ACK for `opaque` arrived: the promise to complete and the RTT, or nil if not ours.
     package mutating func acked(_ opaque: UInt64, at now: NIODeadline) -> (EventLoopPromise<TimeAmount>, TimeAmount)? {
         guard let entry = pending.removeValue(forKey: opaque) else { return nil }

@@ -1,4 +1,4 @@
-/// Decides when a handler turns nghttp2's queued frames into one write and one flush.
+/// Decides when a handler's `NGHTTP2Output` turns nghttp2's queued frames into one write and one flush.
 ///
 /// Submits never write directly: inside a read burst the drain waits for `channelReadComplete`;
 /// otherwise the first submit of an event-loop tick schedules one drain task and later submits in

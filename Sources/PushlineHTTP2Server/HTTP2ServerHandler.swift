@@ -8,7 +8,7 @@ import PushlineHTTP2
 /// send GOAWAY, refuse or reset streams, close abruptly, and read `stats`.
 ///
 /// Every method must be called on the channel's EventLoop. Responses leave coalesced: one write
-/// and one flush per read burst or event-loop tick.
+/// and one flush per read burst or event-loop tick (`NGHTTP2Output`, shared with the client).
 public final class HTTP2ServerHandler: ChannelInboundHandler {
     public typealias InboundIn = ByteBuffer
     public typealias OutboundOut = ByteBuffer
@@ -28,10 +28,9 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
     public var delegate: (any HTTP2ServerDelegate)?
 
     private let session: NGHTTP2Session
+    /// Writes the session's frames; owns whether the connection ended.
+    private let output: NGHTTP2Output
     private var responseHeaders = ResponseHeaderBlock()
-    private var context: ChannelHandlerContext?
-    private var started = false
-    private var closed = false
     // The per-request state below is `@exclusivity(unchecked)`: it is touched only on the
     // EventLoop, by plain reads and mutations that never overlap (nghttp2 callbacks run one at a
     // time and never while one of these is being mutated), and dynamic checks on every header and
@@ -46,7 +45,6 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
     /// recently used first, so new requests are written into memory still in cache.
     @exclusivity(unchecked) private var spareStorage: [ServerStream.Storage] = []
     private static let maxSpare = 1024
-    private var coalescer = WriteCoalescer()
     private var pings = PingTracker()
     @exclusivity(unchecked) private var deferred: [Deferred] = []
     /// The next event `runDeferred` delivers.
@@ -78,12 +76,14 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
             // nghttp2_session_server_new2 and nghttp2_option_new fail only when out of memory.
             fatalError("cannot create an nghttp2 server session: \(error)")
         }
+        output = NGHTTP2Output(session: session)
         session.events = self
         session.owner = Unmanaged.passUnretained(self).toOpaque()
+        output.owner = self
     }
 
     /// The channel's EventLoop, once the handler is in a pipeline.
-    public var eventLoop: (any EventLoop)? { context?.eventLoop }
+    public var eventLoop: (any EventLoop)? { output.context?.eventLoop }
 
     /// Streams opened by the client and not yet closed.
     public var openStreams: Int { stats.openStreams }
@@ -116,12 +116,12 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
         } catch {
             return false
         }
-        needsDrain()
+        output.needsDrain()
         return true
     }
 
     private func answerable(_ streamID: Int32) -> ServerStream? {
-        guard !closed, let stream = streams[streamID], !stream.responded else { return nil }
+        guard !output.ended, let stream = streams[streamID], !stream.responded else { return nil }
         return stream
     }
 
@@ -130,13 +130,13 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
     /// Advertises a new SETTINGS_MAX_CONCURRENT_STREAMS. nghttp2 refuses (REFUSED_STREAM) new
     /// streams above a lowered value at once, and enforces a raised one once the client acknowledges.
     public func setMaxConcurrentStreams(_ value: UInt32) {
-        guard !closed else { return }
+        guard !output.ended else { return }
         do {
             try session.submitSettings([(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, value)])
             advertisedMaxConcurrentStreams = value
-            needsDrain()
+            output.needsDrain()
         } catch {
-            context?.fireErrorCaught(error)
+            output.context?.fireErrorCaught(error)
         }
     }
 
@@ -144,16 +144,16 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
     /// are dropped unanswered; the client reports them as unprocessed. The connection closes by
     /// itself once the streams at or below it are answered.
     public func sendGoAway(lastStreamID: Int32? = nil, errorCode: HTTP2ErrorCode = .noError, debugData: ByteBuffer = ByteBuffer()) {
-        guard !closed else { return }
+        guard !output.ended else { return }
         do {
             try session.submitGoAway(
                 lastStreamID: lastStreamID ?? session.lastProcessedStreamID,
                 errorCode: errorCode,
                 debugData: debugData
             )
-            needsDrain()
+            output.needsDrain()
         } catch {
-            context?.fireErrorCaught(error)
+            output.context?.fireErrorCaught(error)
         }
     }
 
@@ -164,45 +164,40 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
 
     /// Resets `streamID` with `errorCode`.
     public func resetStream(_ streamID: Int32, errorCode: HTTP2ErrorCode) {
-        guard !closed, streams.index(forKey: streamID) != nil else { return }
+        guard !output.ended, streams.index(forKey: streamID) != nil else { return }
         do {
             try session.submitReset(streamID: streamID, errorCode: errorCode)
-            needsDrain()
+            output.needsDrain()
         } catch {
-            context?.fireErrorCaught(error)
+            output.context?.fireErrorCaught(error)
         }
     }
 
     /// Closes the TCP connection at once, without GOAWAY.
     public func closeAbruptly() {
-        context?.close(promise: nil)
+        output.context?.close(promise: nil)
     }
 
-    /// Sends a PING; the future yields the round-trip time.
+    /// Sends a PING; the future yields the round-trip time (it fails if the connection ended).
     public func ping() -> EventLoopFuture<TimeAmount> {
-        guard let context else { preconditionFailure("HTTP2ServerHandler.ping() before the handler was added to a pipeline") }
-        let promise = context.eventLoop.makePromise(of: TimeAmount.self)
-        let opaque = pings.start(at: .now(), promise: promise)
-        do {
-            try session.submitPing(opaque: opaque)
-            needsDrain()
-        } catch {
-            _ = pings.acked(opaque, at: .now())
-            promise.fail(error)
+        guard let context = output.context else {
+            preconditionFailure("HTTP2ServerHandler.ping() before the handler was added to a pipeline")
         }
-        return promise.futureResult
+        if output.ended { return context.eventLoop.makeFailedFuture(HTTP2StreamError(.connectionClosed, streamID: nil)) }
+        defer { output.needsDrain() }
+        return pings.send(on: session, eventLoop: context.eventLoop)
     }
 
     // MARK: ChannelHandler
 
     public func handlerAdded(context: ChannelHandlerContext) {
-        self.context = context
+        output.handlerAdded(context: context)
         if context.channel.isActive { start() }
     }
 
     public func handlerRemoved(context: ChannelHandlerContext) {
         connectionEnded()
-        self.context = nil
+        output.handlerRemoved()
         delegate = nil
     }
 
@@ -218,18 +213,18 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var bytes = unwrapInboundIn(data)
-        coalescer.readStarted()
+        output.readStarted()
         // Fed in slices, with the requests of each slice delivered before the next: a read can
         // carry hundreds of requests, and answering each while its headers are still in the CPU
         // cache costs less than decoding them all first.
-        while bytes.readableBytes > 0, !closed {
+        while bytes.readableBytes > 0, !output.ended {
             let slice = bytes.readSlice(length: min(bytes.readableBytes, Self.receiveSlice))!
             do {
                 try session.receive(slice)
             } catch {
                 // nghttp2 has queued a GOAWAY for protocol errors: try to send it, then close.
-                drain()
-                fail(context: context, error)
+                output.drain()
+                output.fail(error)
                 return
             }
             runDeferred()
@@ -239,56 +234,18 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
     private static let receiveSlice = 4096
 
     public func channelReadComplete(context: ChannelHandlerContext) {
-        coalescer.readCompleted()
-        drain()
+        output.readCompleted()
         context.fireChannelReadComplete()
     }
 
-    // MARK: Writing
-
     private func start() {
-        guard !started, let context else { return }
-        started = true
-        do {
-            var settings: [(id: nghttp2_settings_id, value: UInt32)] = [
-                (NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, configuration.maxConcurrentStreams),
-                (NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, configuration.initialWindowSize),
-                (NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES, 1),
-            ]
-            if let size = configuration.headerTableSize { settings.append((NGHTTP2_SETTINGS_HEADER_TABLE_SIZE, size)) }
-            try session.submitSettings(settings)
-            try session.setConnectionWindow(configuration.connectionWindowSize)
-        } catch {
-            fail(context: context, error)
-            return
-        }
-        drain()
-    }
-
-    private func needsDrain() {
-        guard started, case .scheduleDrain = coalescer.needsDrain(), let context else { return }
-        context.eventLoop.assumeIsolated().execute {
-            self.coalescer.scheduledDrainRuns()
-            self.drain()
-        }
-    }
-
-    private func drain() {
-        guard started, !closed, let context else { return }
-        let open: Bool
-        do {
-            open = try session.flushOutput(to: context)
-        } catch {
-            fail(context: context, error)
-            return
-        }
-        runDeferred()
-        if !open { context.close(promise: nil) }
-    }
-
-    private func fail(context: ChannelHandlerContext, _ error: any Error) {
-        context.fireErrorCaught(error)
-        context.close(promise: nil)
+        var settings: [(id: nghttp2_settings_id, value: UInt32)] = [
+            (NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, configuration.maxConcurrentStreams),
+            (NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, configuration.initialWindowSize),
+            (NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES, 1),
+        ]
+        if let size = configuration.headerTableSize { settings.append((NGHTTP2_SETTINGS_HEADER_TABLE_SIZE, size)) }
+        output.start(settings: settings, connectionWindow: configuration.connectionWindowSize)
     }
 
     /// Delivers the queued events in order, each once. Re-entrant: a delegate that closes the
@@ -315,8 +272,7 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
     }
 
     private func connectionEnded() {
-        guard !closed else { return }
-        closed = true
+        guard output.connectionEnded() else { return }
         streams.removeAll()
         current = nil
         stats.connectionClosed()
@@ -330,6 +286,12 @@ public final class HTTP2ServerHandler: ChannelInboundHandler {
 
 @available(*, unavailable)
 extension HTTP2ServerHandler: Sendable {}
+
+extension HTTP2ServerHandler: NGHTTP2OutputOwner {
+    package func outputFlushed() {
+        runDeferred()
+    }
+}
 
 extension HTTP2ServerHandler: NGHTTP2SessionEvents {
     package func sessionBeginHeaders(streamID: Int32, isRequest: Bool) throws {
@@ -364,7 +326,7 @@ extension HTTP2ServerHandler: NGHTTP2SessionEvents {
     }
 
     package func sessionData(streamID: Int32, bytes: UnsafeRawBufferPointer) throws {
-        guard let stream = stream(streamID), let context else { return }
+        guard let stream = stream(streamID), let context = output.context else { return }
         stream.receivedBody(bytes, allocator: context.channel.allocator)
     }
 

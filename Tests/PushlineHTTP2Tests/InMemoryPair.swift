@@ -27,8 +27,9 @@ final class InMemoryPair {
         try client.connect(to: address).wait()
     }
 
-    /// Runs both event loops and moves bytes both ways until nothing moves.
-    func interact() throws {
+    /// Runs both event loops and moves bytes both ways until nothing moves; `eachStep` runs
+    /// after every write of one side's bytes into the other (to check what must hold throughout).
+    func interact(eachStep: () throws -> Void = {}) throws {
         var moved = true
         while moved {
             moved = false
@@ -36,10 +37,12 @@ final class InMemoryPair {
             server.embeddedEventLoop.run()
             while let bytes = try client.readOutbound(as: ByteBuffer.self) {
                 try server.writeInbound(bytes)
+                try eachStep()
                 moved = true
             }
             while let bytes = try server.readOutbound(as: ByteBuffer.self) {
                 try client.writeInbound(bytes)
+                try eachStep()
                 moved = true
             }
         }
@@ -49,6 +52,18 @@ final class InMemoryPair {
         let promise = client.eventLoop.makePromise(of: HTTP2Response.self)
         let streamID = clientHandler.submit(request, promise: promise)
         return (streamID, promise.futureResult)
+    }
+
+    /// Submits a request the way the APNs pool does (a tag, the header block written in place):
+    /// its outcome reaches the client delegate as `completed <id>`.
+    @discardableResult
+    func submitTagged(_ id: UInt64, path: String = "/3/device/abc") throws(HTTP2StreamError) -> Int32 {
+        try clientHandler.submit(tag: HTTP2StreamTag(id: id), body: nil) { block in
+            block.append(":method", "POST", neverIndex: false)
+            block.append(":scheme", "https", neverIndex: false)
+            block.append(":authority", "localhost", neverIndex: false)
+            block.append(":path", path, neverIndex: true)
+        }
     }
 }
 
@@ -83,26 +98,48 @@ final class RecordingServerDelegate: HTTP2ServerDelegate {
     }
 }
 
-/// Records client connection events.
+/// Records client connection events, and all of them in order in `log`.
 final class RecordingClientDelegate: HTTP2ClientDelegate {
     var peerMaxValues: [Int] = []
     var goAways: [HTTP2GoAway] = []
     var completed: [(HTTP2StreamTag, Result<HTTP2Response, HTTP2StreamError>)] = []
     var closed = false
+    /// Every event by name ("peerMax 100", "completed 3", "streamsFinished", "goAwayReceived",
+    /// "goAwaySent", "closed"), in the order the handler delivered them.
+    var log: [String] = []
 
     func http2Client(_ client: HTTP2ClientHandler, peerMaxConcurrentStreamsChanged value: Int) {
         peerMaxValues.append(value)
+        log.append("peerMax \(value)")
     }
 
     func http2Client(_ client: HTTP2ClientHandler, goAwayReceived goAway: HTTP2GoAway) {
         goAways.append(goAway)
+        log.append("goAwayReceived")
+    }
+
+    func http2Client(_ client: HTTP2ClientHandler, goAwaySent goAway: HTTP2GoAway) {
+        log.append("goAwaySent")
     }
 
     func http2Client(_ client: HTTP2ClientHandler, completed tag: HTTP2StreamTag, result: Result<HTTP2Response, HTTP2StreamError>) {
         completed.append((tag, result))
+        log.append("completed \(tag.id)")
     }
 
-    func http2ClientClosed(_ client: HTTP2ClientHandler) { closed = true }
+    func http2ClientStreamsFinished(_ client: HTTP2ClientHandler) {
+        log.append("streamsFinished")
+    }
+
+    func http2ClientClosed(_ client: HTTP2ClientHandler) {
+        closed = true
+        log.append("closed")
+    }
+
+    /// The outcome of the tagged stream `id`.
+    func result(_ id: UInt64) -> Result<HTTP2Response, HTTP2StreamError>? {
+        completed.first { $0.0.id == id }?.1
+    }
 }
 
 extension EventLoopFuture {
