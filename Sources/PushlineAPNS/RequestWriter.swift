@@ -57,76 +57,63 @@ struct RequestWriter {
         to handler: HTTP2ClientHandler
     ) throws(HTTP2StreamError) -> Int32 {
         let batch = request.batch
-        let tag = HTTP2StreamTag(object: batch, id: StreamTagging.id(request.id, index: request.index), value: sent)
-        let pseudoHeaders = pseudoHeaders
-        // The fields go straight from the immutable notification into the session's header
-        // block: no header array, no request value, no copy of the notification.
-        if batch.isShared {
-            let regular = sharedFields.fields(of: batch, firstOnConnection: firstOnConnection)
-            return try handler.submit(tag: tag, body: batch.body(at: request.index)) { block in
-                Self.writeHeaders(
-                    of: batch,
-                    index: request.index,
-                    pseudoHeaders: pseudoHeaders,
-                    authorization: authorization,
-                    regular: regular,
-                    into: &block
-                )
+        let index = request.index
+        let tag = HTTP2StreamTag(object: batch, id: StreamTagging.id(request.id, index: index), value: sent)
+        // A notification given alone: its own path and id (a shared batch's come from its bytes).
+        let notification = batch.isShared ? nil : batch.notifications[index]
+        let regular =
+            if let notification {
+                sharedFields.fields(of: notification, in: batch, index: index, firstOnConnection: firstOnConnection)
+            } else {
+                sharedFields.fields(of: batch, firstOnConnection: firstOnConnection)
             }
-        }
-        return try handler.submit(tag: tag, body: batch.body(at: request.index)) { block in
+        let pseudoHeaders = pseudoHeaders
+        // The fields go straight from the immutable batch into the session's header block: no
+        // header array, no request value, no copy of the notification.
+        return try handler.submit(tag: tag, body: batch.body(at: index)) { block in
             Self.writeHeaders(
-                of: batch.notifications[request.index],
+                of: batch,
+                index: index,
+                notification: notification,
                 pseudoHeaders: pseudoHeaders,
                 authorization: authorization,
-                firstOnConnection: firstOnConnection,
+                regular: regular,
                 into: &block
             )
         }
     }
 
-    /// A notification's header block, in Apple's HPACK discipline (`APNSRequestHeaders`): the
-    /// pseudo-headers (`:authority` and `:path` never indexed), the `authorization` field, then the
-    /// other regular fields. The pseudo-headers and the token are constant fields, referenced
-    /// rather than copied.
-    private static func writeHeaders(
-        of notification: APNSNotification,
-        pseudoHeaders: HTTP2ConstantFields,
-        authorization: HTTP2ConstantFields?,
-        firstOnConnection: Bool,
-        into block: inout HTTP2HeaderBlock
-    ) {
-        block.append(pseudoHeaders)
-        let (pathPrefix, pathRest) = notification.destination.pathParts
-        block.append(":path", pathPrefix, valueSuffix: pathRest, neverIndex: true)
-        if let authorization { block.append(authorization) }
-        APNSRequestHeaders.forEachRegularHeader(of: notification, authorization: nil, firstOnConnection: firstOnConnection) {
-            name,
-            value,
-            indexing in
-            block.append(name, value, neverIndex: indexing == .never)
-        }
-    }
-
-    /// Request `index` of a shared batch, in the same order: only `:path` and `apns-id` are its
-    /// own (from the batch's bytes: no string for either); every other field is a constant
-    /// field (`regular`: those before the id and those after it, `SharedHeaderFields`).
+    /// Request `index`'s header block, in Apple's HPACK discipline (`APNSRequestHeaders`): the
+    /// pseudo-headers (`:authority` and `:path` never indexed), the `authorization` field, the
+    /// regular fields before the id, the id, and those after it. Only `:path` and the id are the
+    /// request's own (for a shared batch, from its bytes: no string for either); every other
+    /// field is a constant field (`regular`, `SharedHeaderFields`), referenced rather than copied.
     private static func writeHeaders(
         of batch: RequestBatch,
         index: Int,
+        notification: APNSNotification?,
         pseudoHeaders: HTTP2ConstantFields,
         authorization: HTTP2ConstantFields?,
         regular: SharedHeaderFields.Fields,
         into block: inout HTTP2HeaderBlock
     ) {
         block.append(pseudoHeaders)
-        batch.tokens.withToken(at: index) { token in
-            block.append(":path", valuePrefix: APNSDestination.devicePathPrefix, valueBytes: token, neverIndex: true)
+        if let notification {
+            let (pathPrefix, pathRest) = notification.destination.pathParts
+            block.append(":path", pathPrefix, valueSuffix: pathRest, neverIndex: true)
+        } else {
+            batch.tokens.withToken(at: index) { token in
+                block.append(":path", valuePrefix: APNSDestination.devicePathPrefix, valueBytes: token, neverIndex: true)
+            }
         }
         if let authorization { block.append(authorization) }
         block.append(regular.leading)
-        batch.ids!.withID(at: index) { id in
-            block.append(APNSRequestHeaders.deviceIDHeader, valueBytes: id, neverIndex: regular.idNeverIndexed)
+        if let notification {
+            block.append(regular.idName, notification.apnsID, neverIndex: regular.idNeverIndexed)
+        } else {
+            batch.ids!.withID(at: index) { id in
+                block.append(regular.idName, valueBytes: id, neverIndex: regular.idNeverIndexed)
+            }
         }
         if let trailing = regular.trailing { block.append(trailing) }
     }
