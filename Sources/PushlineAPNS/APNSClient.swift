@@ -14,6 +14,11 @@ import Synchronization
 /// GOAWAY resends, and the app's systemic hold (hold, probe, resume). This class feeds it events
 /// and performs the actions it returns, outside the lock. `send` always ends with exactly one
 /// `APNSOutcome`.
+///
+/// No call cycle with the connections: what the machine decides about a connection that
+/// reported is returned to it (`handle(slot:_:)` returns `ConnectionActions`), and what it
+/// decides about any connection otherwise reaches that connection in a later turn of its event
+/// loop (`perform(_:)`), never inside one of its calls.
 public final class APNSClient: Sendable {
     public let configuration: APNSClientConfiguration
     let credential: APNSCredential
@@ -301,6 +306,8 @@ public final class APNSClient: Sendable {
         perform(machine.withLock { $0.tick(now: now) })
     }
 
+    /// Performs what the machine decided, outside the lock. Connections get their part through
+    /// their event loops (a hop even from that loop).
     private func perform(_ actions: PoolActions) {
         for transition in actions.transitions { log(transition) }
         if actions.heldRequests > 0 { metrics.requestsHeld(actions.heldRequests) }
