@@ -177,8 +177,11 @@ let package = Package(
         .testTarget(
             name: "PushlineAPNSTests",
             dependencies: [
-                "PushlineAPNS", "PushlineAPNSCore", "PushlineAPNSMock", "PushlineHTTP2", "PushlineTLS", "PushlineTestCA",
-                "PushlineTestSupport",
+                "PushlineAPNS", "PushlineAPNSCore", "PushlineAPNSMock", "PushlineHTTP2", "PushlineHTTP2Server", "PushlineTLS",
+                "PushlineTestCA", "PushlineTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),

@@ -14,6 +14,11 @@ import Synchronization
 /// GOAWAY resends, and the app's systemic hold (hold, probe, resume). This class feeds it events
 /// and performs the actions it returns, outside the lock. `send` always ends with exactly one
 /// `APNSOutcome`.
+///
+/// No call cycle with the connections: what the machine decides about a connection that
+/// reported is returned to it (`handle(slot:_:)` returns `ConnectionActions`), and what it
+/// decides about any connection otherwise reaches that connection in a later turn of its event
+/// loop (`perform(_:)`), never inside one of its calls.
 public final class APNSClient: Sendable {
     public let configuration: APNSClientConfiguration
     let credential: APNSCredential
@@ -86,11 +91,15 @@ public final class APNSClient: Sendable {
             )
         )
 
-        let settings = PooledConnection.Settings(
+        let channelSetup = APNSChannelSetup(
             endpoint: configuration.endpoint,
             proxy: configuration.proxy,
             tlsContext: tlsContext,
             connectTimeout: configuration.connectTimeout,
+            logger: logger
+        )
+        let settings = PooledConnection.Settings(
+            channelSetup: channelSetup,
             requestTimeout: configuration.requestTimeout,
             pingInterval: configuration.pingInterval,
             pingTimeout: configuration.pingTimeout,
@@ -106,7 +115,7 @@ public final class APNSClient: Sendable {
         let loops = self.group
         connections = (0..<configuration.connections).map { slot in
             PooledConnection(slot: slot, eventLoop: loops.next(), settings: settings) { slot, event in
-                sink.client?.handle(slot: slot, event)
+                sink.client?.handle(slot: slot, event) ?? ConnectionActions()
             }
         }
         sink.client = self
@@ -268,10 +277,12 @@ public final class APNSClient: Sendable {
         perform(machine.withLock { $0.submit(batch, now: now) })
     }
 
-    /// One event from connection `slot`, under one lock.
-    func handle(slot: Int, _ event: ConnectionEvent) {
+    /// One event from connection `slot`, under one lock. Returns what the pool decided for that
+    /// connection, which carries it out itself; the rest is performed here (and what concerns
+    /// other connections reaches them in a later turn of their event loops).
+    func handle(slot: Int, _ event: ConnectionEvent) -> ConnectionActions {
         let now = MonotonicInstant.now
-        let actions = machine.withLock { machine -> PoolActions in
+        var actions = machine.withLock { machine -> PoolActions in
             switch event {
             case .connectFailed: machine.connectFailed(slot: slot, now: now)
             case .connected(let peerLimit): machine.connected(slot: slot, peerLimit: peerLimit, now: now)
@@ -285,7 +296,9 @@ public final class APNSClient: Sendable {
                 machine.notStarted(slot: slot, ids, connectionUnusable: unusable, now: now)
             }
         }
+        let mine = actions.take(slot: slot)
         perform(actions)
+        return mine
     }
 
     private func tick() {
@@ -293,6 +306,8 @@ public final class APNSClient: Sendable {
         perform(machine.withLock { $0.tick(now: now) })
     }
 
+    /// Performs what the machine decided, outside the lock. Connections get their part through
+    /// their event loops (a hop even from that loop).
     private func perform(_ actions: PoolActions) {
         for transition in actions.transitions { log(transition) }
         if actions.heldRequests > 0 { metrics.requestsHeld(actions.heldRequests) }
@@ -301,13 +316,11 @@ public final class APNSClient: Sendable {
             // Mints a new token when the 20-minute rule allows; requests take the current one.
             _ = try? tokens?.expired(generation: generation)
         }
+        // Always in a later turn of the connection's event loop, even from that loop: never
+        // inside a call the connection is making (a report, or a completion it delivers).
         for (slot, action) in actions.connections {
             let connection = connections[slot]
-            if connection.eventLoop.inEventLoop {
-                connection.perform(action)
-            } else {
-                connection.eventLoop.execute { connection.perform(action) }
-            }
+            connection.eventLoop.execute { connection.perform(action) }
         }
         for (slot, requests) in actions.sends {
             connections[slot].deliver(requests)

@@ -1,9 +1,11 @@
 import PushlineAPNSCore
 import PushlineHTTP2
 
-/// A connection's constant fields for the regular headers a batch's requests share: those before
-/// `apns-id` (push type, topic, priority) and those after it (expiration, collapse id), laid out
-/// once and remade only when a batch asks for other values. A request's header block then
+/// A connection's constant fields for the regular headers around a request's id: those before it
+/// (push type, then topic or channel, priority) and those after it (expiration, collapse id),
+/// laid out once and remade only when a request asks for other values. Every request's header
+/// block is written this way: a shared batch's requests ask for their prototype's fields, a
+/// notification given alone for its own (the same values as the last request's, usually). A request's header block then
 /// references them (`HTTP2HeaderBlock.append(_:)`) and the encoder writes their remembered bytes
 /// by key: no string copied, compared or formatted per request.
 ///
@@ -17,6 +19,8 @@ struct SharedHeaderFields {
     private struct LeadingValues: Equatable {
         var pushType: APNSPushType
         var topic: String
+        /// A broadcast's channel (its fields name the channel, not the topic), nil for a device.
+        var channelID: String?
         var priority: APNSPriority
     }
 
@@ -28,38 +32,58 @@ struct SharedHeaderFields {
     }
 
     private var leading: (values: LeadingValues, fields: HTTP2ConstantFields)?
-    /// `fields` nil: the batch has neither field. `idNeverIndexed`: the id follows the rule of
+    /// `fields` nil: the request has neither field. `idNeverIndexed`: the id follows the rule of
     /// the fields after it.
     private var trailing: (values: TrailingValues, idNeverIndexed: Bool, fields: HTTP2ConstantFields?)?
-    /// The batch the fields were last asked for, and whether for a connection's first request:
-    /// the next request of the same batch (the usual case) gets them without a look at its
-    /// values. Held, so its identity is not reused meanwhile.
+    /// The id's header: `apns-id`, or a broadcast's `apns-request-id`.
+    private var idName = APNSRequestHeaders.deviceIDHeader
+    /// The batch and index the fields were last asked for, and whether for a connection's first
+    /// request: the next request of the same shared batch (the usual case) gets them without a
+    /// look at its values. Held, so its identity is not reused meanwhile.
     private var lastBatch: RequestBatch?
+    private var lastIndex = 0
     private var lastFirstOnConnection = false
 
     init() {}
 
-    /// What a request of a batch shares with the others: the fields before its id, the id's
+    /// What a request shares with others: the fields before its id, the id's header and
     /// indexing, and the fields after it (nil when none).
     struct Fields {
         var leading: HTTP2ConstantFields
+        var idName: String
         var idNeverIndexed: Bool
         var trailing: HTTP2ConstantFields?
     }
 
     /// The fields of a shared batch's requests around their ids.
     mutating func fields(of batch: RequestBatch, firstOnConnection: Bool) -> Fields {
-        if batch !== lastBatch || firstOnConnection != lastFirstOnConnection || leading == nil || trailing == nil {
-            lastBatch = batch
-            lastFirstOnConnection = firstOnConnection
-            update(for: batch.prototype!, firstOnConnection: firstOnConnection)
-        }
-        return Fields(leading: leading!.fields, idNeverIndexed: trailing!.idNeverIndexed, trailing: trailing!.fields)
+        fields(of: batch.prototype!, in: batch, index: 0, firstOnConnection: firstOnConnection)
     }
 
-    /// Remakes the group whose values `prototype` (a device notification) changes, if any.
+    /// The fields of `notification` around its id: request `index` of `batch` (index 0 for every
+    /// request of a shared batch, whose prototype they share).
+    mutating func fields(of notification: APNSNotification, in batch: RequestBatch, index: Int, firstOnConnection: Bool) -> Fields {
+        if batch !== lastBatch || index != lastIndex || firstOnConnection != lastFirstOnConnection || leading == nil
+            || trailing == nil
+        {
+            lastBatch = batch
+            lastIndex = index
+            lastFirstOnConnection = firstOnConnection
+            update(for: notification, firstOnConnection: firstOnConnection)
+        }
+        return Fields(leading: leading!.fields, idName: idName, idNeverIndexed: trailing!.idNeverIndexed, trailing: trailing!.fields)
+    }
+
+    /// Remakes the group whose values `prototype` changes, if any.
     private mutating func update(for prototype: APNSNotification, firstOnConnection: Bool) {
-        let leadingValues = LeadingValues(pushType: prototype.pushType, topic: prototype.topic, priority: prototype.priority)
+        var channelID: String?
+        if case .channel(let channel, _) = prototype.destination { channelID = channel }
+        let leadingValues = LeadingValues(
+            pushType: prototype.pushType,
+            topic: prototype.topic,
+            channelID: channelID,
+            priority: prototype.priority
+        )
         let trailingValues = TrailingValues(
             expiration: prototype.expiration,
             collapseID: prototype.collapseID,
@@ -69,11 +93,12 @@ struct SharedHeaderFields {
         var before: [(name: String, value: String, neverIndex: Bool)] = []
         var after: [(name: String, value: String, neverIndex: Bool)] = []
         var idNeverIndexed: Bool?
+        let idName = channelID == nil ? APNSRequestHeaders.deviceIDHeader : "apns-request-id"
         APNSRequestHeaders.forEachRegularHeader(of: prototype, authorization: nil, firstOnConnection: firstOnConnection) {
             name,
             value,
             indexing in
-            if name == APNSRequestHeaders.deviceIDHeader {
+            if name == idName && idNeverIndexed == nil {
                 idNeverIndexed = indexing == .never
             } else if idNeverIndexed == nil {
                 before.append((name, value, indexing == .never))
@@ -81,7 +106,8 @@ struct SharedHeaderFields {
                 after.append((name, value, indexing == .never))
             }
         }
-        guard let idNeverIndexed else { preconditionFailure("a shared batch's prototype is a device notification") }
+        guard let idNeverIndexed else { preconditionFailure("every request has an id field (\(idName))") }
+        self.idName = idName
         // A group whose values stay keeps its fields (and their keys, which the encoder knows).
         if leading?.values != leadingValues {
             leading = (leadingValues, HTTP2ConstantFields(before))

@@ -58,6 +58,84 @@ import Testing
         #expect(wrong == 0, "seed \(seed): \(wrong) of 200,000 wrong; first: \(firstWrong ?? "-")")
     }
 
+    /// Notifications given one by one (every request's fields now come from the cache): device
+    /// notifications and broadcasts whose values repeat, change from one to the next, and come
+    /// back, on connections that start again. Every answer must be the rule's fields for that
+    /// very notification, its id's header included.
+    @Test func everyNotificationGivenAloneGetsItsOwnFields() {
+        let seed = UInt64.random(in: 0...UInt64.max)
+        var random = SplitMix64(seed: seed)
+        var shared = SharedHeaderFields()
+        var batches: [RequestBatch] = []
+        var wrong = 0
+        var firstWrong: String?
+        for step in 0..<100_000 {
+            let batch: RequestBatch
+            if !batches.isEmpty, random.next() % 2 == 0 {
+                batch = batches[Int(random.next() % UInt64(batches.count))]
+            } else {
+                let notifications = (0..<(1 + Int(random.next() % 3))).map { Self.notification(number: step + $0, random: &random) }
+                batch = RequestBatch(
+                    notifications: notifications,
+                    options: APNSSendOptions(),
+                    created: .now,
+                    completion: .closure { _, _ in }
+                )
+                if batches.count < 40 { batches.append(batch) } else { batches[Int(random.next() % 40)] = batch }
+            }
+            let index = Int(random.next() % UInt64(batch.count))
+            let notification = batch.notifications[index]
+            let first = random.next() % 500 == 0
+            let fields = shared.fields(of: notification, in: batch, index: index, firstOnConnection: first)
+            var got: [String] = fields.leading.fields.map(Self.describe)
+            got.append("\(fields.idName) \(fields.idNeverIndexed ? "never" : "indexed")")
+            got += fields.trailing.map { $0.fields.map(Self.describe) } ?? []
+            var expected: [String] = []
+            APNSRequestHeaders.forEachRegularHeader(of: notification, authorization: nil, firstOnConnection: first) {
+                name,
+                value,
+                indexing in
+                expected.append(
+                    name == "apns-id" || name == "apns-request-id"
+                        ? "\(name) \(indexing == .never ? "never" : "indexed")"
+                        : "\(name): \(value) \(indexing == .never ? "never" : "indexed")"
+                )
+            }
+            if got != expected {
+                wrong += 1
+                if firstWrong == nil { firstWrong = "step \(step): \(got) instead of \(expected)" }
+            }
+        }
+        #expect(wrong == 0, "seed \(seed): \(wrong) of 100,000 wrong; first: \(firstWrong ?? "-")")
+    }
+
+    /// A device notification or a broadcast whose values are drawn from small sets.
+    static func notification(number: Int, random: inout SplitMix64) -> APNSNotification {
+        let expiration: Int64? = [nil, 0, 1_700_000_000, 2_000_000_000 + Int64(number)][Int(random.next() % 4)]
+        if random.next() % 4 == 0 {
+            return .broadcast(
+                channelID: ["ch-a", "ch-b", "ch-\(number)"][Int(random.next() % 3)],
+                bundleID: ["com.example.app", "com.example.other"][Int(random.next() % 2)],
+                priority: [.immediate, .powerConsiderate, .low][Int(random.next() % 3)],
+                expiration: expiration,
+                requestID: "r-\(number)",
+                payload: []
+            )
+        }
+        let pushType = APNSPushType.allCases[Int(random.next() % UInt64(APNSPushType.allCases.count))]
+        let priorities: [APNSPriority] = pushType == .background ? [.powerConsiderate, .low] : [.immediate, .powerConsiderate, .low]
+        return APNSNotification(
+            deviceToken: "aa\(number)",
+            topic: ["com.example.app", "com.example.app.voip", "com.example.other"][Int(random.next() % 3)],
+            pushType: pushType,
+            priority: priorities[Int(random.next() % UInt64(priorities.count))],
+            expiration: expiration,
+            collapseID: [nil, "score", "story 1", "c-\(number)"][Int(random.next() % 4)],
+            apnsID: "id-\(number)",
+            payload: []
+        )
+    }
+
     static func describe(_ field: HTTP2ConstantFields.Field) -> String {
         "\(String(decoding: field.name, as: UTF8.self)): \(String(decoding: field.value, as: UTF8.self)) \(field.neverIndex ? "never" : "indexed")"
     }
