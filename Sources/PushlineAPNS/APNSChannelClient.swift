@@ -129,37 +129,14 @@ public final class APNSChannelClient: Sendable {
         let endpoint = self.endpoint
         let proxy = self.proxy
         let tlsContext = self.tlsContext
-        let bootstrap = ClientBootstrap(group: eventLoop)
-            .connectTimeout(TimeAmount(connectTimeout))
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let readiness = ChannelClientReadiness(promise: promise, endpoint: endpoint)
-                    let protocols = {
-                        [try TLSHandler(context: tlsContext, serverHostname: endpoint.host), HTTP2ClientHandler()] as [any ChannelHandler]
-                    }
-                    guard let proxy else {
-                        try channel.pipeline.syncOperations.addHandlers(try protocols() + [readiness])
-                        return
-                    }
-                    // Through a proxy: CONNECT first; TLS and HTTP/2 go in once the tunnel is open.
-                    let tunnel = HTTPConnectHandler(
-                        target: HostPort(host: endpoint.host, port: endpoint.port).description,
-                        authorization: proxy.authorization,
-                        established: { context in
-                            var previous = context.handler
-                            for next in try protocols() {
-                                try context.pipeline.syncOperations.addHandler(next, position: .after(previous))
-                                previous = next
-                            }
-                        },
-                        failed: { error in promise.fail(APNSChannelClientError.connection("the proxy \(proxy): \(error)")) }
-                    )
-                    try channel.pipeline.syncOperations.addHandlers([tunnel, readiness])
-                }
-            }
-        let (host, port) = proxy.map { ($0.host, $0.port) } ?? (endpoint.host, endpoint.port)
-        bootstrap.connect(host: host, port: port).whenFailure { error in promise.fail(error) }
+        APNSBootstrap(endpoint: endpoint, proxy: proxy, connectTimeout: connectTimeout).connect(
+            on: eventLoop,
+            protocols: {
+                [try TLSHandler(context: tlsContext, serverHostname: endpoint.host), HTTP2ClientHandler()] as [any ChannelHandler]
+            },
+            tail: { ChannelClientReadiness(promise: promise, endpoint: endpoint) },
+            failed: { proxy, error in promise.fail(APNSChannelClientError.connection("the proxy \(proxy): \(error)")) }
+        ).whenFailure { error in promise.fail(error) }
         return promise.futureResult
     }
 }
