@@ -97,8 +97,12 @@ struct EndedStreams {
     /// batch, nil when it echoes the request's id: `APNSClient.send(_:options:completion:)`), or
     /// a broadcast's `apns-request-id`.
     private static func answeredID(_ headers: HTTP2ResponseHeaders, tag: HTTP2StreamTag) -> String? {
-        guard let object = tag.object else { return headers.first(named: APNSRequestHeaders.deviceIDHeader) }
-        let batch = unsafeDowncast(object, to: RequestBatch.self)
+        // A checked cast: `unsafeDowncast` saved 0.5% of the worker's CPU at 100 tokens per job
+        // (docs/architecture.md, "Unsafe constructs on the hot path"), under the 1% a construct
+        // must save to stay.
+        guard let object = tag.object, let batch = object as? RequestBatch else {
+            return headers.first(named: APNSRequestHeaders.deviceIDHeader)
+        }
         let index = StreamTagging.index(tag.id)
         guard let ids = batch.ids else {
             return headers.first(named: APNSRequestHeaders.deviceIDHeader, reusing: batch.notifications[index].apnsID)
