@@ -63,15 +63,7 @@ import Testing
         }
 
         mutating func submit(_ count: Int, options: APNSSendOptions = APNSSendOptions()) {
-            let batch = RequestBatch(
-                notifications: Array(
-                    repeating: APNSNotification(deviceToken: "00", topic: "t", apnsID: "a", payload: []),
-                    count: count
-                ),
-                options: options,
-                created: now,
-                completion: .closure { _, _ in }
-            )
+            let batch = PoolFixture.batch(count, options: options, now: now)
             firstIndex[ObjectIdentifier(batch)] = nextIndex
             nextIndex += count
             apply(machine.submit(batch, now: now))

@@ -8,6 +8,22 @@ import Testing
 /// `HTTP2ClientHandler` against `HTTP2ServerHandler`, each on an EmbeddedChannel (`InMemoryPair`):
 /// stream limits, GOAWAY, RST_STREAM, PING and the end of a connection, with no socket.
 @Suite struct ClientConnectionTests {
+    /// A client and a server that holds its answers until the test gives them, the server
+    /// allowing `maxConcurrentStreams`.
+    static func holdingPair(
+        maxConcurrentStreams: UInt32
+    ) throws -> (InMemoryPair, RecordingServerDelegate, RecordingClientDelegate) {
+        let serverDelegate = RecordingServerDelegate()
+        serverDelegate.holdResponses = true
+        let clientDelegate = RecordingClientDelegate()
+        let pair = try InMemoryPair(
+            server: HTTP2ServerConfiguration(maxConcurrentStreams: maxConcurrentStreams),
+            delegate: serverDelegate,
+            clientDelegate: clientDelegate
+        )
+        return (pair, serverDelegate, clientDelegate)
+    }
+
     /// Frames queued in one tick leave in a drain scheduled for the next. When the channel closes
     /// in between, that drain must write nothing and report nothing: the connection is over, and
     /// its delegate has heard `http2ClientClosed` last.
@@ -65,14 +81,7 @@ import Testing
     /// time. At no point are more streams open than the server allows, on either side.
     @Test(arguments: [UInt32(1), 3])
     func aPoolWithinAvailableStreamsNeverExceedsTheServersLimit(limit: UInt32) throws {
-        let serverDelegate = RecordingServerDelegate()
-        serverDelegate.holdResponses = true
-        let clientDelegate = RecordingClientDelegate()
-        let pair = try InMemoryPair(
-            server: HTTP2ServerConfiguration(maxConcurrentStreams: limit),
-            delegate: serverDelegate,
-            clientDelegate: clientDelegate
-        )
+        let (pair, serverDelegate, clientDelegate) = try Self.holdingPair(maxConcurrentStreams: limit)
         try pair.interact()
         #expect(pair.clientHandler.peerMaxConcurrentStreams == Int(limit))
         let withinLimit = {
@@ -103,14 +112,7 @@ import Testing
     /// Submitted beyond the limit anyway: nghttp2 holds the rest back and sends each as a stream
     /// ends, so the server still never sees more than its limit.
     @Test func requestsBeyondTheLimitWaitInNghttp2AndNeverExceedIt() throws {
-        let serverDelegate = RecordingServerDelegate()
-        serverDelegate.holdResponses = true
-        let clientDelegate = RecordingClientDelegate()
-        let pair = try InMemoryPair(
-            server: HTTP2ServerConfiguration(maxConcurrentStreams: 2),
-            delegate: serverDelegate,
-            clientDelegate: clientDelegate
-        )
+        let (pair, serverDelegate, clientDelegate) = try Self.holdingPair(maxConcurrentStreams: 2)
         try pair.interact()
         for id in 0..<6 { try pair.submitTagged(UInt64(id)) }
         #expect(pair.clientHandler.availableStreams == 0)
@@ -135,14 +137,7 @@ import Testing
     /// The server lowers its limit below the streams open: they finish, and the client admits a
     /// new stream only once fewer than the new limit are in flight.
     @Test func aLoweredLimitAdmitsNewStreamsOnlyOnceTheOpenOnesEnd() throws {
-        let serverDelegate = RecordingServerDelegate()
-        serverDelegate.holdResponses = true
-        let clientDelegate = RecordingClientDelegate()
-        let pair = try InMemoryPair(
-            server: HTTP2ServerConfiguration(maxConcurrentStreams: 3),
-            delegate: serverDelegate,
-            clientDelegate: clientDelegate
-        )
+        let (pair, _, clientDelegate) = try Self.holdingPair(maxConcurrentStreams: 3)
         try pair.interact()
         let streamIDs = try (0..<3).map { try pair.submitTagged(UInt64($0)) }
         try pair.interact()
@@ -174,14 +169,7 @@ import Testing
     /// back is unprocessed, the sent ones may be what the server refused (`connectionError`),
     /// whether above the last-stream-id or not, and no new stream is admitted.
     @Test func aGoAwayWithProtocolErrorBlamesTheSentRequestsOnly() throws {
-        let serverDelegate = RecordingServerDelegate()
-        serverDelegate.holdResponses = true
-        let clientDelegate = RecordingClientDelegate()
-        let pair = try InMemoryPair(
-            server: HTTP2ServerConfiguration(maxConcurrentStreams: 2),
-            delegate: serverDelegate,
-            clientDelegate: clientDelegate
-        )
+        let (pair, serverDelegate, clientDelegate) = try Self.holdingPair(maxConcurrentStreams: 2)
         try pair.interact()
         // Streams 1 and 3 leave; 5 waits in nghttp2 behind the server's limit.
         let streamIDs = try (1...3).map { try pair.submitTagged(UInt64($0)) }
