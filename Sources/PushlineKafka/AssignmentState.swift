@@ -36,12 +36,15 @@ public struct AssignmentState: Sendable {
     /// end here without hashing. Forgotten whenever partitions are added or removed (which can
     /// move every index), and when a revoke begins (marking partitions through the subscript).
     private var lastLookup: (topicPartition: TopicPartition, index: Dictionary<TopicPartition, Partition>.Index)?
-    private var nextGeneration: UInt64 = 1
+    private var nextGeneration: UInt64
 
     /// The weight of records completed on assigned partitions whose offsets are not committed.
     public private(set) var uncommittedWeight = 0
 
-    public init() {}
+    /// `firstGeneration`: the first assigned partition's generation (`KafkaConsumerConfiguration`).
+    public init(firstGeneration: UInt64 = 1) {
+        self.nextGeneration = firstGeneration
+    }
 
     /// Runs `body` on a partition's state in place. Reading a field through
     /// `partitions.values[index]` copies the whole state first (its tracker's arrays retained and

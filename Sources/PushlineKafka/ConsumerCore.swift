@@ -279,7 +279,8 @@ extension ConsumerStateMachine.Settings {
             closeJoinWait: configuration.usesConsumerGroupProtocol ? .zero : configuration.closeJoinWait,
             stalledJoinLimit: configuration.usesConsumerGroupProtocol ? .zero : configuration.stalledJoinLimit,
             cooperativeByConfiguration: configuration.usesConsumerGroupProtocol
-                || configuration.properties["partition.assignment.strategy"]?.contains("cooperative") == true
+                || configuration.properties["partition.assignment.strategy"]?.contains("cooperative") == true,
+            firstGeneration: configuration.firstGeneration
         )
     }
 }

@@ -27,6 +27,8 @@ struct ConsumerStateMachine: Sendable {
         /// The rebalance protocol when librdkafka cannot say (no group yet): a cooperative
         /// assignment strategy, or the consumer protocol, whose rebalances are all incremental.
         var cooperativeByConfiguration = false
+        /// The first assigned partition's generation.
+        var firstGeneration: UInt64 = 1
     }
 
     /// Where the consumer is in its life.
@@ -112,6 +114,7 @@ struct ConsumerStateMachine: Sendable {
         self.settings = settings
         self.lastCommit = now
         self.stalledJoin = StalledJoin(bound: settings.stalledJoinLimit)
+        self.assignments = AssignmentState(firstGeneration: settings.firstGeneration)
     }
 
     /// `phase` is `.running`: read for every record taken. A phase has a fixed layout (its one

@@ -41,6 +41,11 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
     /// 2 × `session.timeout.ms` + `revokeDrainTimeout`. Zero: never. Not used with
     /// `group.protocol=consumer`, which has no join rounds.
     public var stalledJoinLimit: Duration
+    /// The generation the first assigned partition gets (each assignment takes the next). Two
+    /// consumers whose records reach one set of APNs pools (the worker's jobs consumer and its
+    /// deferred-topic consumer) start far apart, so that a revoke's `RevokeNotice.generations`
+    /// name one consumer's work only.
+    public var firstGeneration: UInt64
 
     public init(
         bootstrapServers: String,
@@ -55,7 +60,8 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
         pollInterval: Duration = .milliseconds(10),
         commitInterval: Duration = .milliseconds(200),
         closeJoinWait: Duration = .seconds(15),
-        stalledJoinLimit: Duration = .seconds(100)
+        stalledJoinLimit: Duration = .seconds(100),
+        firstGeneration: UInt64 = 1
     ) {
         self.bootstrapServers = bootstrapServers
         self.groupID = groupID
@@ -70,6 +76,7 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
         self.commitInterval = commitInterval
         self.closeJoinWait = closeJoinWait
         self.stalledJoinLimit = stalledJoinLimit
+        self.firstGeneration = firstGeneration
     }
 
     /// Settings the offset and rebalance design relies on; users may repeat them, not change them.

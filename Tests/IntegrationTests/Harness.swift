@@ -28,6 +28,7 @@ final class Harness: Sendable {
     static let jobsTopic = "push.jobs"
     static let resultsTopic = "push.results"
     static let deadLetterTopic = "push.jobs.dlq"
+    static let deferredTopic = "push.jobs.deferred"
     static let invalidationsTopic = "push.invalidations"
     static let urgentJobsTopic = "push.jobs.urgent"
     static let jobPartitions = 4
@@ -56,6 +57,8 @@ final class Harness: Sendable {
         try broker.createTopic(resultsTopic, partitions: 4)
         try broker.createTopic(deadLetterTopic, partitions: 1)
         try broker.createTopic(invalidationsTopic, partitions: 2)
+        // Where a worker with several apps parks their jobs (docs/kafka.md, "Apps kept apart").
+        try broker.createTopic(deferredTopic, partitions: 2)
         if urgentLane { try broker.createTopic(urgentJobsTopic, partitions: 2) }
         let mock = try await MockFixture.start(tokenAuth: true) { configuration in
             configuration.topics = [MockFixture.bundleID]

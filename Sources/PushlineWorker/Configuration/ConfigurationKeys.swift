@@ -62,6 +62,12 @@ enum ConfigurationKeys {
             "byte-for-byte copies of rejected jobs with a `pushline-error` header; must differ from `jobs_topic`",
             change: "to match your topic names"
         ),
+        Key(
+            "kafka.deferred_topic",
+            .string(\.kafka.deferredTopic),
+            "with more than one app: where the jobs of an app that is held, paced or slow at its share of the window wait (byte-for-byte copies with `pushline-*` headers), so that they never stop other apps; read back by the group `<group_id>.deferred`; `\"\"` = `<jobs_topic>.deferred` ([kafka.md](kafka.md#apps-kept-apart))",
+            change: "to match your topic names; create it with as many partitions as the jobs topic"
+        ),
 
         Key(
             "apns.endpoint",

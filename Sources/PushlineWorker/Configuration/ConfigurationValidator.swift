@@ -23,6 +23,12 @@ enum ConfigurationValidator {
         let kafka = configuration.kafka
         require(kafka.resultsTopic != kafka.jobsTopic, "kafka.results_topic: '\(kafka.resultsTopic)' is also the jobs topic")
         require(kafka.deadLetterTopic != kafka.jobsTopic, "kafka.dead_letter_topic: '\(kafka.deadLetterTopic)' is also the jobs topic")
+        for (name, topic) in [
+            ("jobs_topic", kafka.jobsTopic), ("urgent_jobs_topic", kafka.urgentJobsTopic), ("results_topic", kafka.resultsTopic),
+            ("dead_letter_topic", kafka.deadLetterTopic), ("invalidations_topic", kafka.invalidationsTopic),
+        ] {
+            require(kafka.deferredTopicName != topic, "kafka.deferred_topic: '\(kafka.deferredTopicName)' is also the \(name)")
+        }
         if !kafka.urgentJobsTopic.isEmpty {
             for (name, topic) in [
                 ("jobs_topic", kafka.jobsTopic), ("results_topic", kafka.resultsTopic), ("dead_letter_topic", kafka.deadLetterTopic),

@@ -38,9 +38,17 @@ public struct PushlineConfiguration: Sendable, Hashable {
         /// "" = token_invalidated events go to `resultsTopic` only.
         public var invalidationsTopic = ""
         public var deadLetterTopic = "push.jobs.dlq"
+        /// Where the jobs of an app that is held, paced or slow at its share wait, so that they
+        /// never stop other apps; "" = `<jobs_topic>.deferred`. Used with more than one app.
+        public var deferredTopic = ""
         /// Passed to librdkafka as-is (security.protocol, sasl.*, ssl.*, ...).
         public var properties: [String: String] = [:]
         public init() {}
+
+        /// The deferred topic's name: `deferredTopic`, or `<jobs_topic>.deferred`.
+        public var deferredTopicName: String {
+            deferredTopic.isEmpty ? jobsTopic + ".deferred" : deferredTopic
+        }
 
         /// The topics the worker's consumer subscribes to: the jobs topic, and the urgent lane's.
         public var consumedTopics: [String] {

@@ -25,6 +25,8 @@ final class JobGroupProgress: ResultDelivery, APNSBatchObserver, @unchecked Send
     let lane: SendLane
     let laneMetrics: WorkerMetrics.LaneMetrics
     let appMetrics: WorkerMetrics.AppMetrics
+    /// The app's part of the in-flight window; nil in a worker with one app (`AppWindow`).
+    let load: AppLoad?
     /// When the run's records reached the pipeline (end-to-end latency runs from here).
     let received: MonotonicInstant
     /// Acknowledgements still to come: two per member (or their absence, for an abandoned one).
@@ -40,6 +42,7 @@ final class JobGroupProgress: ResultDelivery, APNSBatchObserver, @unchecked Send
         lane: SendLane,
         laneMetrics: WorkerMetrics.LaneMetrics,
         appMetrics: WorkerMetrics.AppMetrics,
+        load: AppLoad? = nil,
         received: MonotonicInstant,
         results: JobResults
     ) {
@@ -49,6 +52,7 @@ final class JobGroupProgress: ResultDelivery, APNSBatchObserver, @unchecked Send
         self.lane = lane
         self.laneMetrics = laneMetrics
         self.appMetrics = appMetrics
+        self.load = load
         self.received = received
         self.remaining = Atomic(2 * members.count)
         self.results = results
@@ -64,7 +68,7 @@ final class JobGroupProgress: ResultDelivery, APNSBatchObserver, @unchecked Send
     /// request): its record is given up now, and the group no longer waits for it.
     func memberAbandoned(_ index: Int) {
         abandoned.withLock { $0.append(index) }
-        results.release.memberAbandoned(members[index].id, lane: lane)
+        results.release.memberAbandoned(members[index].id, lane: lane, load: load)
         countDown(2)
     }
 

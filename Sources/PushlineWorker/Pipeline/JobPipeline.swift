@@ -22,6 +22,8 @@ final class JobPipeline: Sendable {
     private let clients: [String: any NotificationSender]
     /// Each configured app's metrics, resolved once (the decoder accepts only configured apps).
     let appMetrics: [String: WorkerMetrics.AppMetrics]
+    /// Each app's part of the in-flight window; empty in a worker with one app (`AppWindow`).
+    let appLoads: [String: AppLoad]
     /// The publishing side: what each outcome's records are, and their publishing.
     let results: JobResults
     var gate: InflightGate { results.release.gate }
@@ -39,6 +41,7 @@ final class JobPipeline: Sendable {
         invalidateOn: [String],
         results: ResultsMode = .full,
         gate: InflightGate,
+        window: AppWindow? = nil,
         metrics: WorkerMetrics,
         logger: Logger,
         wallClockMilliseconds: @escaping @Sendable () -> Int64 = WallClock.milliseconds,
@@ -49,6 +52,7 @@ final class JobPipeline: Sendable {
         self.decoder = decoder
         self.clients = clients
         self.appMetrics = Dictionary(uniqueKeysWithValues: clients.keys.map { ($0, metrics.app($0)) })
+        self.appLoads = window?.loads ?? [:]
         self.metrics = metrics
         let release = JobRelease(
             gate: gate,
@@ -80,6 +84,9 @@ final class JobPipeline: Sendable {
         if let box = record.reading as? Job.Box {
             return DecodedRecord(record: record, job: .success(Job(box: box)))
         }
+        if let kept = record.reading as? KeptJobRecord {
+            return DecodedRecord(record: record, job: .success(Job(box: kept.job)), original: kept.bytes)
+        }
         return DecodedRecord(record: record, job: decoder.decode(record.valueBytes))
     }
 
@@ -109,6 +116,13 @@ final class JobPipeline: Sendable {
             }
             gate.jobsStarted(jobs)
             gate.add(notifications, lane: lane)
+            if !appLoads.isEmpty {
+                // Each app's part, before any of the run's work can end.
+                for index in records.indices where started[index] {
+                    guard case .success(let job) = records[index].job else { continue }
+                    appLoads[job.app]?.inflight.add(job.recipientCount)
+                }
+            }
             for index in records.indices where started[index] {
                 begin(
                     records.baseAddress! + index,
@@ -144,7 +158,7 @@ final class JobPipeline: Sendable {
         runRemaining: Int
     ) {
         let id = decoded.pointee.record.id
-        let source = RecordSource(id)
+        let source = decoded.pointee.source ?? RecordSource(id)
         switch decoded.pointee.job {
         case .failure(let rejection):
             results.reject(decoded.pointee.record, source: source, rejection: rejection)
@@ -158,7 +172,9 @@ final class JobPipeline: Sendable {
                 producedAt: decoded.pointee.record.timestampMilliseconds,
                 pending: &pending,
                 groups: &groups,
-                runRemaining: runRemaining
+                // A job brought back from the deferred topic keeps its first source, which a group
+                // member (whose source is its record's) could not.
+                runRemaining: decoded.pointee.source == nil ? runRemaining : 0
             )
         }
     }
@@ -221,6 +237,7 @@ final class JobPipeline: Sendable {
         let shared = JobRecordsContext(
             template: template,
             appMetrics: self.appMetrics[job.app] ?? metrics.app(job.app),
+            load: appLoads.isEmpty ? nil : appLoads[job.app],
             received: received
         )
         let progress = JobProgress(

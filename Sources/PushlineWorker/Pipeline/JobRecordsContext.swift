@@ -4,6 +4,8 @@ import PushlineAPNSCore
 struct JobRecordsContext: Sendable {
     var template: DeliveryRecordTemplate
     var appMetrics: WorkerMetrics.AppMetrics
+    /// The app's part of the in-flight window; nil in a worker with one app (`AppWindow`).
+    var load: AppLoad?
     /// When the job's record reached the pipeline (end-to-end latency runs from here).
     var received: MonotonicInstant
 }

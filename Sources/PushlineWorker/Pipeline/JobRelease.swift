@@ -42,8 +42,9 @@ final class JobRelease: Sendable {
         }
     }
 
-    /// A rejected record's result and dead-letter copy are both in Kafka.
-    func rejectedEnded(_ id: RecordID) {
+    /// A rejected record's result and dead-letter copy are both in Kafka, or a parked job's copy
+    /// is in the deferred topic (`JobParker`): the record is completed.
+    func recordReplaced(_ id: RecordID) {
         recordEnded(id, 0, true)
         gate.jobEnded(notifications: 0)
     }
@@ -60,6 +61,7 @@ final class JobRelease: Sendable {
             )
         }
         recordEnded(progress.id, progress.weight, done)
+        progress.shared.load?.inflight.subtract(progress.weight)
         // Its notifications leave the count when the job does: the consumer counts a completed
         // job's weight as uncommitted from here until the commit.
         gate.jobEnded(notifications: progress.weight, lane: progress.lane)
@@ -67,8 +69,9 @@ final class JobRelease: Sendable {
 
     /// A group's member was abandoned: its record is given up now (its partition's next owner does
     /// it), and its notification leaves the in-flight count.
-    func memberAbandoned(_ id: RecordID, lane: SendLane) {
+    func memberAbandoned(_ id: RecordID, lane: SendLane, load: AppLoad?) {
         recordEnded(id, 1, false)
+        load?.inflight.subtract(1)
         gate.jobEnded(notifications: 1, lane: lane)
     }
 
@@ -93,6 +96,7 @@ final class JobRelease: Sendable {
         metrics.laneJobCompleted(group.laneMetrics, notifications: completed.count, resultAgeMilliseconds: nil)
         // Uncommitted all along: the consumer counts the weights from here until the commit.
         recordsCompleted(completed)
+        group.load?.inflight.subtract(completed.count)
         gate.jobEnded(notifications: completed.count, lane: group.lane, jobs: completed.count)
     }
 }

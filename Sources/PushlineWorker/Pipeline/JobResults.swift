@@ -66,7 +66,7 @@ final class JobResults: Sendable {
         let error = rejection.description
         let result = ResultRecord.rejected(.init(jobID: rejection.jobID, error: error, source: source, meta: rejection.meta))
         let id = record.id
-        let countdown = Countdown(2) { [release] in release.rejectedEnded(id) }
+        let countdown = Countdown(2) { [release] in release.recordReplaced(id) }
         publisher.publish(
             .init(topic: topics.results, key: result.key.map { Array($0.utf8) }, value: result.encoded()),
             acknowledged: countdown.countDown

@@ -13,6 +13,8 @@ final class PipelineService: Service, Sendable {
     private let backpressure: Backpressure
     private let drain: ShutdownDrain
     private let health: WorkerHealth
+    /// A worker with several apps: each app within its share, or parked (nil: one app).
+    private let apps: AppsIntake?
     private let logger: Logger
 
     init(
@@ -21,6 +23,7 @@ final class PipelineService: Service, Sendable {
         backpressure: Backpressure,
         drain: ShutdownDrain,
         health: WorkerHealth,
+        apps: AppsIntake? = nil,
         logger: Logger
     ) {
         self.pipeline = pipeline
@@ -28,6 +31,7 @@ final class PipelineService: Service, Sendable {
         self.backpressure = backpressure
         self.drain = drain
         self.health = health
+        self.apps = apps
         self.logger = logger
     }
 
@@ -79,6 +83,10 @@ final class PipelineService: Service, Sendable {
         for try await event in consumer.events {
             switch event {
             case .records(let records):
+                if let apps {
+                    guard await apps.take(records, pipeline: pipeline, consumer: consumer, logger: logger) else { return }
+                    continue
+                }
                 var next = records.startIndex
                 while next < records.endIndex {
                     guard await backpressure.admit(), !Task.isCancelled else { return }
@@ -115,8 +123,15 @@ final class PipelineService: Service, Sendable {
                 guard case .records(let records) = event else { continue }
                 for record in records {
                     guard await pipeline.gate.waitForUrgentRoom(), !Task.isCancelled else { return }
-                    guard consumer.start(record.id) else { continue }
-                    pipeline.handle(record, lane: .urgent)
+                    let decoded = pipeline.decode(record)
+                    let started = consumer.start([record.id])
+                    if let apps, apps.parksUrgent(decoded) {
+                        // A held app's urgent job waits in the deferred topic, not in the urgent
+                        // window, and comes back first when the hold ends.
+                        apps.parker.park([decoded], started: started, lane: .urgent) { _ in 0 }
+                        continue
+                    }
+                    pipeline.handle([decoded], started: started, lane: .urgent)
                 }
             }
         } catch {}

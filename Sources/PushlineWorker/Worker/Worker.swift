@@ -49,6 +49,9 @@ public struct Worker: Sendable {
             bundleIDs: configuration.apps.mapValues(\.bundleID),
             maxRecordBytes: configuration.worker.maxJobBytes
         )
+        // Several apps share the window by app, and a job of an app that cannot take it parks on
+        // the deferred topic (docs/kafka.md, "Apps kept apart"); one app has the window alone.
+        let severalApps = configuration.apps.count > 1
         let consumer = try KafkaConsumer(
             configuration: KafkaConsumerConfiguration(
                 bootstrapServers: kafka.brokers,
@@ -72,9 +75,35 @@ public struct Worker: Sendable {
             onStatistics: { json in group.update(json) },
             onRevoke: { notice in pools.withdraw(notice) },
             // Jobs are decoded on the poll thread, in librdkafka's buffer: only a record that
-            // will be rejected is copied (its dead-letter copy needs its bytes and headers).
-            reader: JobRecordReader(decoder: decoder)
+            // will be rejected is copied (its dead-letter copy needs its bytes and headers), and,
+            // with several apps, every job's value (a parked copy needs it).
+            reader: JobRecordReader(decoder: decoder, keepsBytes: severalApps)
         )
+        let deferred: KafkaConsumer? =
+            severalApps
+            ? try KafkaConsumer(
+                configuration: KafkaConsumerConfiguration(
+                    bootstrapServers: kafka.brokers,
+                    groupID: kafka.groupID + ".deferred",
+                    topics: [kafka.deferredTopicName],
+                    properties: kafka.properties,
+                    revokeDrainTimeout: revokeDrainTimeout,
+                    maxBatchSize: 500,
+                    maxBufferedRecords: 2000,
+                    closeJoinWait: min(sessionTimeout + .seconds(5), .seconds(30)),
+                    stalledJoinLimit: sessionTimeout * 2 + revokeDrainTimeout,
+                    // Its revokes withdraw its own jobs' requests only.
+                    firstGeneration: 1 << 40
+                ),
+                logger: logger,
+                onRevoke: { notice in pools.withdraw(notice) }
+            ) : nil
+        let deferredTopic = kafka.deferredTopicName
+        // A job's record is completed (or abandoned) at the consumer that read it.
+        let owner: @Sendable (RecordID) -> KafkaConsumer = { id in
+            if let deferred, id.topic == deferredTopic { return deferred }
+            return consumer
+        }
         logger.info(
             "Kafka consumer subscribed",
             metadata: [
@@ -93,6 +122,14 @@ public struct Worker: Sendable {
         )
 
         let gate = InflightGate(limit: configuration.worker.maxInflight)
+        let appWindow = severalApps ? AppWindow(apps: configuration.apps.mapValues(\.maxRate), gate: gate) : nil
+        if let appWindow {
+            for (name, client) in pools.clients {
+                guard let load = appWindow.load(of: name) else { continue }
+                client.onHoldChange { load.isHeld = client.status().hold != nil }
+            }
+        }
+        let windowMetrics = Dictionary(uniqueKeysWithValues: configuration.apps.keys.map { ($0, AppWindowMetrics(app: $0)) })
         let pipeline = JobPipeline(
             decoder: decoder,
             clients: pools.clients,
@@ -105,12 +142,30 @@ public struct Worker: Sendable {
             invalidateOn: configuration.worker.invalidateOn,
             results: ResultsMode(rawValue: configuration.worker.results) ?? .full,
             gate: gate,
+            window: appWindow,
             metrics: metrics,
             logger: logger,
-            complete: { consumer.complete($0, weight: $1) },
-            completeAll: { consumer.complete(contentsOf: $0) },
-            abandon: { consumer.abandon($0) }
+            complete: { owner($0).complete($0, weight: $1) },
+            completeAll: { records in
+                guard let deferred else { return consumer.complete(contentsOf: records) }
+                // A run's records come from one consumer; a group's too.
+                guard let first = records.first, first.id.topic == deferredTopic else { return consumer.complete(contentsOf: records) }
+                deferred.complete(contentsOf: records)
+            },
+            abandon: { owner($0).abandon($0) }
         )
+        let apps = try appWindow.map { window in
+            AppsIntake(
+                window: window,
+                parker: JobParker(
+                    publisher: publisher,
+                    topic: try producer.topic(deferredTopic),
+                    release: pipeline.results.release,
+                    metrics: windowMetrics
+                ),
+                metrics: windowMetrics
+            )
+        }
         let sampler = GaugeSampler(
             metrics: metrics,
             gate: gate,
@@ -160,8 +215,30 @@ public struct Worker: Sendable {
                     backpressure: backpressure,
                     drain: drain,
                     health: health,
+                    apps: apps,
                     logger: logger
                 ),
+                successTerminationBehavior: .gracefullyShutdownGroup,
+                failureTerminationBehavior: .gracefullyShutdownGroup
+            ),
+        ] + deferredServices(deferred, pipeline: pipeline, window: appWindow, metrics: windowMetrics, gate: gate)
+    }
+
+    /// With several apps, the deferred topic's consumer and the intake that brings parked jobs
+    /// back, after the pipeline's service: on graceful shutdown the intake stops bringing jobs
+    /// back before the pipeline drains, and its consumer commits after the drain.
+    private func deferredServices(
+        _ deferred: KafkaConsumer?,
+        pipeline: JobPipeline,
+        window: AppWindow?,
+        metrics: [String: AppWindowMetrics],
+        gate: InflightGate
+    ) -> [ServiceGroupConfiguration.ServiceConfiguration] {
+        guard let deferred, let window else { return [] }
+        return [
+            .init(service: JobConsumer(consumer: deferred, gate: gate, logger: logger)),
+            .init(
+                service: DeferredIntake(consumer: deferred, pipeline: pipeline, window: window, metrics: metrics, logger: logger),
                 successTerminationBehavior: .gracefullyShutdownGroup,
                 failureTerminationBehavior: .gracefullyShutdownGroup
             ),

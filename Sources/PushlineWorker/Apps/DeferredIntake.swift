@@ -1,0 +1,139 @@
+import Logging
+import PushlineAPNS
+import PushlineAPNSCore
+import PushlineKafka
+import ServiceLifecycle
+import Synchronization
+
+/// Brings parked jobs back: the deferred topic's consumer (a group of its own,
+/// `<group_id>.deferred`: its partitions are assigned, revoked and committed like the jobs
+/// topic's) reads them, this intake holds them by app (`DeferredQueue`) and hands an app's to the
+/// pipeline, in the order they were parked and its urgent ones first, as soon as the app is not
+/// held, its not-before time has come and it has room in its share (`AppWindow`). A job brought
+/// back keeps its identity: its results name its first source (`ParkedRecordHeaders`), and its
+/// deferred record is completed, like any job's, once they are all in Kafka.
+///
+/// Memory is bounded: at `maxHeld` jobs held, the deferred consumer pauses until half are gone.
+/// What is held is not started, so a revoke or a shutdown leaves it to the partition's next owner.
+final class DeferredIntake: Service, Sendable {
+    private let consumer: KafkaConsumer
+    private let pipeline: JobPipeline
+    private let window: AppWindow
+    private let metrics: [String: AppWindowMetrics]
+    private let logger: Logger
+    private let maxHeld: Int
+    private let interval: Duration
+    private let queue = Mutex(DeferredQueue())
+    private let paused = Atomic<Bool>(false)
+
+    init(
+        consumer: KafkaConsumer,
+        pipeline: JobPipeline,
+        window: AppWindow,
+        metrics: [String: AppWindowMetrics],
+        logger: Logger,
+        maxHeld: Int = 2000,
+        interval: Duration = .milliseconds(20)
+    ) {
+        self.consumer = consumer
+        self.pipeline = pipeline
+        self.window = window
+        self.metrics = metrics
+        self.logger = logger
+        self.maxHeld = maxHeld
+        self.interval = interval
+    }
+
+    /// Parked jobs held for `app` now.
+    func held(_ app: String) -> Int { queue.withLock { $0.count(of: app) } }
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.read() }
+                group.addTask { await self.releaseLoop() }
+                // Either ends the intake: the consumer's events end, or the task is cancelled.
+                await group.next()
+                group.cancelAll()
+            }
+        }
+    }
+
+    private func read() async {
+        do {
+            for try await event in consumer.events {
+                switch event {
+                case .records(let records):
+                    for record in records { take(record) }
+                case .assigned(let partitions):
+                    logger.info("deferred partitions assigned", metadata: ["partitions": "\(partitions)"])
+                case .revoked(let partitions):
+                    let dropped = queue.withLock { $0.drop(partitions: Set(partitions)) }
+                    logger.info(
+                        "deferred partitions revoked",
+                        metadata: ["partitions": "\(partitions)", "parked_jobs_left_to_next_owner": "\(dropped)"]
+                    )
+                }
+            }
+        } catch {
+            logger.error("deferred-topic consumer failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// A parked job read back: held by app, or, when it is no job (not written by a worker),
+    /// handed to the pipeline at once to be rejected with its dead-letter copy.
+    private func take(_ record: KafkaRecord) {
+        var decoded = pipeline.decode(record)
+        guard case .success(let job) = decoded.job else {
+            pipeline.handle([decoded], started: consumer.start([record.id]))
+            return
+        }
+        let headers = ParkedRecordHeaders(record.headers)
+        decoded.source = headers?.source
+        let entry = DeferredQueue.Entry(
+            record: decoded,
+            app: job.app,
+            lane: headers?.lane ?? .bulk,
+            notBefore: headers?.notBefore ?? 0,
+            weight: job.recipientCount
+        )
+        let held = queue.withLock { queue in
+            queue.append(entry)
+            return queue.count
+        }
+        if held >= maxHeld, !paused.exchange(true, ordering: .relaxed) {
+            consumer.pause()
+        }
+    }
+
+    private func releaseLoop() async {
+        while !Task.isCancelled {
+            releaseReady()
+            for (app, metrics) in metrics { metrics.parkedJobs.record(held(app)) }
+            try? await Task.sleep(for: interval)
+        }
+    }
+
+    /// Hands each app's ready jobs to the pipeline, within its room.
+    func releaseReady() {
+        let now = MonotonicInstant.now
+        let wall = pipeline.results.wallClockMilliseconds()
+        for app in queue.withLock({ $0.appsWaiting }) {
+            guard let load = window.load(of: app) else { continue }
+            guard !load.isHeld else { continue }
+            let room = window.share(of: load, at: now) - load.inflight.value
+            let entries = queue.withLock { $0.take(app: app, room: room, now: wall) }
+            guard !entries.isEmpty else { continue }
+            metrics[app]?.unparked.increment(by: entries.count)
+            for lane in SendLane.allCases {
+                let records = entries.filter { $0.lane == lane }.map(\.record)
+                guard !records.isEmpty else { continue }
+                pipeline.handle(records, started: consumer.start(records.map(\.record.id)), lane: lane)
+            }
+        }
+        if paused.load(ordering: .relaxed), queue.withLock({ $0.count }) < maxHeld / 2 {
+            paused.store(false, ordering: .relaxed)
+            consumer.resume()
+        }
+    }
+}
