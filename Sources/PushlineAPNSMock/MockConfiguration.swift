@@ -62,13 +62,23 @@ public struct MockConfiguration: Sendable {
     public var resetRateLimit: HTTP2ResetRateLimit = .nghttp2Default
 
     /// A timed outage (see `MockOutage`): from the `outageStartAfterRequests`-th request on, every
-    /// request is answered `outageStatus` with `{"reason":"<outageReason>"}` for `outageSeconds`,
-    /// whatever its token or device; then the mock answers normally again. 0 seconds = no outage.
+    /// request it covers (all, or those of `outageTopic` and `outageKeyID`) is answered
+    /// `outageStatus` with `{"reason":"<outageReason>"}` for `outageSeconds`, whatever its token or
+    /// device; then the mock answers normally again. 0 seconds = no outage.
     public var outageStatus = 503
     public var outageReason = "ServiceUnavailable"
     public var outageSeconds = 0.0
-    /// The request (counted from 1, over all connections) whose arrival opens the outage.
+    /// The request (counted from 1, over all connections) whose arrival opens the outage; with a
+    /// scope (below), only requests the outage covers are counted.
     public var outageStartAfterRequests = 1
+    /// The outage's scope (see `MockOutageScope`): only requests for this app are refused, that is
+    /// whose `apns-topic` is this topic or starts with it and a dot (`com.example.b` also covers
+    /// `com.example.b.voip`); other requests are answered as if there were no outage. nil = every
+    /// topic (`--outage-topic`).
+    public var outageTopic: String?
+    /// Only requests whose provider token's `kid` is this key id are refused (one of `authKeys`);
+    /// nil = every key (`--outage-key-id`). With `outageTopic` too, a request must match both.
+    public var outageKeyID: String?
 
     public var statsFile: String?
     public var statsIntervalSeconds = 5

@@ -19,6 +19,8 @@ final class MockConnection: HTTP2ServerDelegate {
     let id: Int
     private var policy: MockPolicy
     private var chaos: MockChaos
+    /// Which requests the timed outage covers (all without `--outage-topic`/`--outage-key-id`).
+    private var outageScope: MockOutageScope
     private var limitDropped = false
     private let counters: MockStats.ConnectionCounters
     /// The most streams open at once here so far (the shared stats keep the maximum over all).
@@ -40,6 +42,7 @@ final class MockConnection: HTTP2ServerDelegate {
         self.id = shared.nextConnectionID()
         self.policy = MockPolicy(configuration: shared.configuration, verifier: shared.verifier, unregistered: shared.unregistered)
         self.chaos = MockChaos(configuration: shared.configuration, connection: id)
+        self.outageScope = MockOutageScope(shared.configuration)
         self.counters = shared.stats.connectionOpened(id)
         shared.stats.advertised(limit: Int(policy.limit))
     }
@@ -88,8 +91,9 @@ final class MockConnection: HTTP2ServerDelegate {
             dropLimit(connection)
         }
 
-        // The timed outage answers before any rule: its token is not even looked at.
-        let refusal = shared.outageAnswer()
+        // The timed outage answers before any rule: its token is not even looked at (but for its
+        // `kid` when the outage is limited to one key).
+        let refusal = outageAnswer(request)
         let outage = refusal != nil
         let answer =
             if let refusal {
@@ -114,6 +118,20 @@ final class MockConnection: HTTP2ServerDelegate {
         } else {
             respond(connection, request, answer, outage: outage)
         }
+    }
+
+    /// The timed outage's answer to `request`: nil when none is pending, or when its scope does
+    /// not cover this request (then the request is not counted toward its start either).
+    private func outageAnswer(_ request: HTTP2ServerRequest) -> (status: Int, reason: APNSReason)? {
+        guard shared.outagePending else { return nil }
+        if !outageScope.coversEverything {
+            let certificateTrust = policy.certificateTrust
+            let covered = request.withUnsafeFields {
+                outageScope.covers($0, certificateBundleID: certificateTrust ? certificateBundleID() : nil)
+            }
+            guard covered else { return nil }
+        }
+        return shared.outageAnswer()
     }
 
     /// GOAWAY PROTOCOL_ERROR naming `streamID` as the last, then the TCP close on the next tick

@@ -30,6 +30,8 @@ final class MockShared: Sendable {
     private let outageReason: APNSReason
 
     init(configuration: MockConfiguration, stats: MockStats) throws {
+        let problems = configuration.outageScopeProblems
+        guard problems.isEmpty else { throw MockError(problems.joined(separator: "; ")) }
         self.configuration = configuration
         self.verifier = try MockTokenVerifier(configuration.authKeys)
         self.unregistered = UnregisteredRule(
@@ -45,10 +47,15 @@ final class MockShared: Sendable {
         self.outageReason = APNSReason(rawValue: configuration.outageReason)
     }
 
-    /// The timed outage's answer to a request arriving now, or nil when it is answered normally
-    /// (no outage configured, not started yet, or over). Every call counts toward the start.
+    /// Whether an outage is configured and not over yet: only then may a request get its answer
+    /// (and only then is a request read for the outage's scope).
+    var outagePending: Bool { outageConfigured && !outageOver.load(ordering: .relaxed) }
+
+    /// The timed outage's answer to a request it covers arriving now, or nil when it is answered
+    /// normally (no outage configured, not started yet, or over). Every call counts toward the
+    /// start: a connection calls this only for requests in the outage's scope (`MockOutageScope`).
     func outageAnswer() -> (status: Int, reason: APNSReason)? {
-        guard outageConfigured, !outageOver.load(ordering: .relaxed) else { return nil }
+        guard outagePending else { return nil }
         let now = ContinuousClock.now
         let (answer, opened, over) = outage.withLock { outage in
             let waiting = outage?.startedAt == nil

@@ -47,7 +47,12 @@ struct MockAPNSCommand: AsyncParsableCommand {
     var resetRateLimit = MockConfiguration.defaultResetRateLimit
     @Option(help: "Refuse every request with STATUS and {\"reason\":\"REASON\"} for SECONDS, then heal (e.g. 403:InvalidProviderToken:20).")
     var outage: String?
-    @Option(help: "The outage starts at the Kth request (1 = the first).") var outageAfterRequests = 1
+    @Option(help: "The outage starts at the Kth request (1 = the first; with a scope, the Kth it covers).")
+    var outageAfterRequests = 1
+    @Option(help: .init("Limit the outage to apns-topic TOPIC and TOPIC.* (one app); others are answered normally.", valueName: "TOPIC"))
+    var outageTopic: String?
+    @Option(help: .init("Limit the outage to provider tokens whose kid is KEYID (one of --auth-key).", valueName: "KEYID"))
+    var outageKeyId: String?
     @Option(help: "JSON stats written periodically, on SIGUSR1 and on exit.") var statsFile: String?
     @Option(help: "Seconds between stats lines and stats-file writes.") var statsInterval = 5
     @Option(help: "One JSON line per request.") var record: String?
@@ -202,6 +207,9 @@ struct MockAPNSCommand: AsyncParsableCommand {
             problems.append("--outage-after-requests: \(outageAfterRequests), must be at least 1")
         }
         configuration.outageStartAfterRequests = outageAfterRequests
+        configuration.outageTopic = outageTopic
+        configuration.outageKeyID = outageKeyId
+        problems.append(contentsOf: configuration.outageScopeProblems)
         configuration.statsFile = statsFile
         configuration.statsIntervalSeconds = max(1, statsInterval)
         configuration.recordFile = record
