@@ -211,9 +211,13 @@ final class Harness: Sendable {
 
     /// The worker group's committed offset per partition of the jobs topic (nil: none committed),
     /// asked without joining the group (joining would rebalance the workers).
-    func committedOffsets() async throws -> [Int32: Int64?] {
-        let partitions = (0..<Int32(Self.jobPartitions)).map { TopicPartition(topic: Self.jobsTopic, partition: $0) }
-        let (servers, group, logger) = (broker.bootstrapServers, groupID, self.logger)
+    func committedOffsets(
+        topic: String = jobsTopic,
+        partitions count: Int = jobPartitions,
+        groupSuffix: String = ""
+    ) async throws -> [Int32: Int64?] {
+        let partitions = (0..<Int32(count)).map { TopicPartition(topic: topic, partition: $0) }
+        let (servers, group, logger) = (broker.bootstrapServers, groupID + groupSuffix, self.logger)
         let committed = try await Task.detached {
             try KafkaConsumer.committedOffsets(bootstrapServers: servers, groupID: group, partitions: partitions, logger: logger)
         }.value

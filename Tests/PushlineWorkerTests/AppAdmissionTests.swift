@@ -16,9 +16,14 @@ import Testing
         #expect(Self.admission(paced: true, inflight: 99, share: 100).decision == .admit)
     }
 
-    @Test func aHeldAppParksAtOnceWhateverItsRoom() {
-        #expect(Self.admission(held: true, inflight: 0, share: 100).decision == .park)
+    /// A held app parks at once, but keeps one job in flight: its probe (a hold ends only when
+    /// a queued request is answered).
+    @Test func aHeldAppParksAtOnceButForItsProbe() {
+        #expect(Self.admission(held: true, inflight: 1, share: 100).decision == .park)
         #expect(Self.admission(held: true, inflight: 500, share: 100).decision == .park)
+        #expect(Self.admission(held: true, parking: true, inflight: 1, share: 100).decision == .park)
+        #expect(Self.admission(held: true, inflight: 0, share: 100).decision == .admit)
+        #expect(Self.admission(held: true, parking: true, inflight: 0, share: 100).decision == .admit)
     }
 
     @Test func atItsShareAPacedAppParksAndAnyOtherWaits() {

@@ -2,7 +2,9 @@
 /// rule that keeps one app's trouble its own (docs/kafka.md, "Apps kept apart"). Pure: the intake
 /// feeds it the app's state and acts on the answer.
 ///
-/// - A held app parks its jobs at once: they could not go out before the hold ends.
+/// - A held app parks its jobs at once (they could not go out before the hold ends), but for one
+///   job when it has nothing in flight: a hold ends only when a probe, one of its queued
+///   requests, is answered, and an app with every job parked would have none.
 /// - An app that parks keeps parking until it is not held and its notifications in flight are
 ///   down to half its share (`stopsParking`): its parked backlog, brought back within its share,
 ///   keeps it there, so new jobs do not pass the parked ones while the backlog lasts.
@@ -28,7 +30,8 @@ struct AppAdmission: Sendable, Hashable {
     var share: Int
 
     var decision: Decision {
-        if isHeld || isParking { return .park }
+        if isHeld { return inflight == 0 ? .admit : .park }
+        if isParking { return .park }
         if inflight < share { return .admit }
         return isPaced ? .park : .wait
     }

@@ -66,9 +66,11 @@ struct AppsIntake: Sendable {
                     if await window.waitForRoom(load, share: admission.share, patience: patience) { continue }
                     if Task.isCancelled { return false }
                     if window.othersActive(than: load, at: .now) {
-                        // Slow: its share did not free a sixteenth of itself within the patience.
+                        // Slow (or held meanwhile): its share did not free a sixteenth of itself
+                        // within the patience.
                         if load.setParking(true) {
-                            parkingChanged(load, parking: true, admission: admission, logger: logger)
+                            let now = window.admission(for: load, pending: 0, at: .now).admission
+                            parkingChanged(load, parking: true, admission: now, logger: logger)
                         }
                         continue
                     }

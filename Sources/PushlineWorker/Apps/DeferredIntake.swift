@@ -120,8 +120,9 @@ final class DeferredIntake: Service, Sendable {
         let wall = pipeline.results.wallClockMilliseconds()
         for app in queue.withLock({ $0.appsWaiting }) {
             guard let load = window.load(of: app) else { continue }
-            guard !load.isHeld else { continue }
-            let room = window.share(of: load, at: now) - load.inflight.value
+            // A held app gets one job when it has none in flight: its probe.
+            let inflight = load.inflight.value
+            let room = load.isHeld ? (inflight == 0 ? 1 : 0) : window.share(of: load, at: now) - inflight
             let entries = queue.withLock { $0.take(app: app, room: room, now: wall) }
             guard !entries.isEmpty else { continue }
             metrics[app]?.unparked.increment(by: entries.count)
