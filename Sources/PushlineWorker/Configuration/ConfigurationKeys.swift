@@ -157,7 +157,7 @@ enum ConfigurationKeys {
             "worker.max_inflight",
             .integer(\.worker.maxInflight),
             rule: .atLeast(1),
-            "the most notifications in flight (sent, or waiting for Kafka to acknowledge their results) before the worker pauses its partitions; it resumes at 75%",
+            "the most notifications in flight (sent, or waiting for Kafka to acknowledge their results) before the worker pauses its partitions; it resumes at 75%. With several apps, each app's fair share of it: the window over the apps with work that are not held ([kafka.md](kafka.md#apps-kept-apart))",
             change: "[tuning](operations.md#tuning)"
         ),
         Key(
@@ -261,7 +261,7 @@ enum ConfigurationKeys {
             "max_rate",
             .integer(\.maxRate),
             rule: .range(0...1_000_000),
-            "pacing: at most this many notifications per second leave for APNs (retries included; bursts of at most 50 ms of it); what waits stays in Kafka through the usual backpressure; `0` = as fast as APNs allows",
+            "pacing: at most this many notifications per second leave for APNs (retries included; bursts of at most 50 ms of it); with one app, what waits stays in Kafka through the usual backpressure; with several, the app uses at most its share of `worker.max_inflight` and its jobs beyond it wait on `kafka.deferred_topic`, so other apps keep their speed; `0` = as fast as APNs allows",
             change: "to send a campaign at a set rate"
         ),
         AppKey(

@@ -14,6 +14,8 @@ final class GaugeSampler: Service, Sendable {
     private let uncommitted: @Sendable () -> Int
     /// Partitions this member owns now.
     private let assigned: @Sendable () -> Int
+    /// With several apps: each app's part of the window, and its gauges.
+    private let apps: (window: AppWindow, metrics: [String: AppWindowMetrics])?
 
     init(
         interval: Duration = .milliseconds(250),
@@ -22,8 +24,10 @@ final class GaugeSampler: Service, Sendable {
         publisher: ResultPublisher,
         clients: [String: APNSClient],
         uncommitted: @escaping @Sendable () -> Int = { 0 },
-        assigned: @escaping @Sendable () -> Int = { 0 }
+        assigned: @escaping @Sendable () -> Int = { 0 },
+        apps: (window: AppWindow, metrics: [String: AppWindowMetrics])? = nil
     ) {
+        self.apps = apps
         self.uncommitted = uncommitted
         self.assigned = assigned
         self.interval = interval
@@ -44,6 +48,12 @@ final class GaugeSampler: Service, Sendable {
         metrics.producerQueueDepth.record(publisher.queueDepth)
         for (name, client) in clients {
             metrics.observe(app: name, status: client.status())
+        }
+        if let apps {
+            for load in apps.window.all {
+                apps.metrics[load.name]?.inflight.record(load.inflight.value)
+                apps.metrics[load.name]?.parking.record(load.isParking ? 1 : 0)
+            }
         }
     }
 }

@@ -172,7 +172,8 @@ public struct Worker: Sendable {
             publisher: publisher,
             clients: pools.clients,
             uncommitted: { gate.count + consumer.uncommittedWeight },
-            assigned: { consumer.assignment.count }
+            assigned: { consumer.assignment.count },
+            apps: appWindow.map { ($0, windowMetrics) }
         )
         let window = WindowController(
             target: configuration.worker.maxQueueMilliseconds > 0 ? .milliseconds(configuration.worker.maxQueueMilliseconds) : nil,
