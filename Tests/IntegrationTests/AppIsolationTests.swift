@@ -94,7 +94,9 @@ import Testing
         }
         let healthyDone = Date()
         let outageEnd = harness.mock.stats.outageEndsAt ?? 0
-        print("healthy app: 6000 tokens in \(healthyDone.timeIntervalSince(started)) s from the worker's start; the outage ends \(outageEnd - healthyDone.timeIntervalSince1970) s later")
+        print(
+            "healthy app: 6000 tokens in \(healthyDone.timeIntervalSince(started)) s from the worker's start; the outage ends \(outageEnd - healthyDone.timeIntervalSince1970) s later"
+        )
         #expect(outageEnd > 0, "the refused app was refused")
         #expect(healthyDone.timeIntervalSince1970 < outageEnd, "the healthy app finished before the refused app healed")
         #expect(Self.finals(healthy).filter { apps[$0.key] == "default" }.allSatisfy { $0.value.first?["status"] as? Int == 200 })
@@ -111,8 +113,10 @@ import Testing
         #expect(duplicates == 0, "\(duplicates) tokens with more than one final record")
         let refused = finals.filter { apps[$0.key] == "tenant-b" }
         #expect(refused.values.allSatisfy { $0.first?["status"] as? Int == 200 }, "the refused app's tokens are delivered after it heals")
-        #expect(refused.values.allSatisfy { ($0.first?["source"] as? [String: Any])?["topic"] as? String == Harness.jobsTopic },
-            "a parked job's results name its first source")
+        #expect(
+            refused.values.allSatisfy { ($0.first?["source"] as? [String: Any])?["topic"] as? String == Harness.jobsTopic },
+            "a parked job's results name its first source"
+        )
         try await waitUntil("every job offset committed", timeout: .seconds(30)) {
             try await harness.everythingCommitted(reports).0
         }
