@@ -201,12 +201,14 @@ public struct Worker: Sendable {
             holdChanged: pools.holdChanged
         )
 
+        let parked = deferredServices(deferred, pipeline: pipeline, window: appWindow, metrics: windowMetrics, gate: gate)
         return [
             .init(service: publisher),
             .init(service: pools),
             .init(service: sampler),
             .init(service: window),
             .init(service: JobConsumer(consumer: consumer, gate: gate, logger: logger)),
+        ] + parked.consumer + [
             // A fatal consumer error (or events that end by themselves) shuts the rest down in
             // order, so what completed is still committed and results are flushed.
             .init(
@@ -222,28 +224,30 @@ public struct Worker: Sendable {
                 successTerminationBehavior: .gracefullyShutdownGroup,
                 failureTerminationBehavior: .gracefullyShutdownGroup
             ),
-        ] + deferredServices(deferred, pipeline: pipeline, window: appWindow, metrics: windowMetrics, gate: gate)
+        ] + parked.intake
     }
 
-    /// With several apps, the deferred topic's consumer and the intake that brings parked jobs
-    /// back, after the pipeline's service: on graceful shutdown the intake stops bringing jobs
-    /// back before the pipeline drains, and its consumer commits after the drain.
+    /// With several apps, the deferred topic's consumer (before the pipeline's service: it closes
+    /// and commits after the drain, like the jobs consumer) and the intake that brings parked jobs
+    /// back (after it: on graceful shutdown it stops bringing jobs back before the drain).
     private func deferredServices(
         _ deferred: KafkaConsumer?,
         pipeline: JobPipeline,
         window: AppWindow?,
         metrics: [String: AppWindowMetrics],
         gate: InflightGate
-    ) -> [ServiceGroupConfiguration.ServiceConfiguration] {
-        guard let deferred, let window else { return [] }
-        return [
-            .init(service: JobConsumer(consumer: deferred, gate: gate, logger: logger)),
-            .init(
-                service: DeferredIntake(consumer: deferred, pipeline: pipeline, window: window, metrics: metrics, logger: logger),
-                successTerminationBehavior: .gracefullyShutdownGroup,
-                failureTerminationBehavior: .gracefullyShutdownGroup
-            ),
-        ]
+    ) -> (consumer: [ServiceGroupConfiguration.ServiceConfiguration], intake: [ServiceGroupConfiguration.ServiceConfiguration]) {
+        guard let deferred, let window else { return ([], []) }
+        return (
+            [.init(service: JobConsumer(consumer: deferred, gate: gate, logger: logger))],
+            [
+                .init(
+                    service: DeferredIntake(consumer: deferred, pipeline: pipeline, window: window, metrics: metrics, logger: logger),
+                    successTerminationBehavior: .gracefullyShutdownGroup,
+                    failureTerminationBehavior: .gracefullyShutdownGroup
+                )
+            ]
+        )
     }
 
     /// Consumer-only settings are dropped from the producer's copy of `kafka.properties` (librdkafka
