@@ -25,6 +25,16 @@ import Yams
         #expect(topics["push.jobs"] == 12)
     }
 
+    /// A worker with more than one app parks jobs on `kafka.deferred_topic` (`<jobs_topic>.deferred`
+    /// by default): the stack creates it, with as many partitions as the jobs topic, so that adding
+    /// an app to compose.config.yaml needs nothing else (docs/kafka.md, "Apps kept apart").
+    @Test func theDeferredTopicIsCreatedLikeTheJobsTopic() async throws {
+        let topics = try ComposeFacts.createdTopics(compose)
+        let kafka = try await DeployFiles.load(try DeployFiles.text("compose.config.yaml")).kafka
+        let jobs = try #require(topics[kafka.jobsTopic], "\(kafka.jobsTopic) is not created in compose.yaml")
+        #expect(topics[kafka.deferredTopicName] == jobs, "\(kafka.deferredTopicName): \(topics)")
+    }
+
     @Test func theWorkersReachKafkaOnItsAdvertisedListener() throws {
         let kafka = try ComposeFacts.service(named: "kafka", in: compose)
         let advertised = try #require(kafka.composeEnvironment["KAFKA_ADVERTISED_LISTENERS"])

@@ -11,6 +11,9 @@ import Testing
         "pushline_apns_stream_limit", "pushline_apns_open_streams", "pushline_apns_queue_depth",
         "pushline_jwt_refreshes_total", "pushline_consumer_lag", "pushline_producer_queue_depth",
         "pushline_jobs_total", "pushline_app_held", "pushline_apns_held_requests_total",
+        // Apps kept apart (AppWindowMetrics).
+        "pushline_app_inflight", "pushline_app_parking", "pushline_app_parked_jobs", "pushline_app_parked_total",
+        "pushline_app_unparked_total",
     ]
     static let histograms: Set<String> = ["pushline_end_to_end_latency_seconds", "pushline_apns_latency_seconds"]
 
@@ -84,6 +87,21 @@ import Testing
     @Test func showsEveryMetric() {
         let used = Set(Self.expressions(in: dashboard).flatMap(Self.seriesNames).map(Self.metric(ofSeries:)))
         #expect(Self.metrics.subtracting(used) == [])
+    }
+
+    /// The list above names metrics the worker registers: each is a string literal in Sources (a
+    /// renamed metric fails here, not on an empty panel).
+    @Test func everyListedMetricIsRegisteredInSources() throws {
+        let sources = DeployFiles.root.appendingPathComponent("Sources")
+        let walker = try #require(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
+        var text = ""
+        for case let url as URL in walker where url.pathExtension == "swift" {
+            text += try String(contentsOf: url, encoding: .utf8)
+        }
+        for metric in Self.metrics.sorted() {
+            let registered = text.contains("\"\(metric)\"")
+            #expect(registered, "\(metric) is not registered anywhere in Sources")
+        }
     }
 
     @Test func quantilesComeFromHistogramBuckets() {

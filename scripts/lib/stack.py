@@ -37,6 +37,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 # PUSHLINE_BINARY: another build of `pushline` (the tests' debug one, say); the release build otherwise.
 BIN = os.environ.get("PUSHLINE_BINARY") or os.path.join(ROOT, ".build/release/pushline")
 BUNDLE_ID = "com.example.app"
+# The contract's default kafka.jobs_topic.
+JOBS_TOPIC = "push.jobs"
 
 # What a client of the embedded broker needs: Tansu rebalances only after the session times
 # out, so groups use a short session to rebalance within seconds; and it holds every fetch for
@@ -156,6 +158,7 @@ class Broker:
 
     def __init__(self, log_path, advertised_port=None, detach=False, timeout=20, port=None):
         self.log_path = log_path
+        self.topics = {}
         tansu = tansu_binary()
         os.makedirs(os.path.dirname(log_path) or ".", exist_ok=True)
         failures = []
@@ -220,11 +223,13 @@ class Broker:
         raise StackError(f"Tansu on port {self.port} answered no metadata within {timeout} s")
 
     def create_topic(self, name, partitions):
+        """Creates `name` with `partitions`; remembered in `self.topics` (name -> partitions)."""
         result = subprocess.run([tansu_binary(), "topic", "create", name, "--partitions", str(partitions),
                                  "--broker", f"tcp://127.0.0.1:{self.port}"], capture_output=True, text=True)
         if result.returncode != 0:
             message = re.sub(r"\x1b\[[0-9;]*m", "", (result.stderr or result.stdout).strip())[-300:]
             raise StackError(f"tansu topic create {name}: exit {result.returncode}: {message}")
+        self.topics[name] = partitions
         return result
 
     def stop(self):
@@ -346,6 +351,13 @@ def worker_config(brokers, group_id, metrics_listen, apns_endpoint, ca_file, key
     return _merge(config, overrides)
 
 
+def deferred_topic(config):
+    """The topic a worker with `config` (from `worker_config`) parks jobs on when it has more than
+    one app: kafka.deferred_topic, or `<jobs_topic>.deferred` (docs/kafka.md, "Apps kept apart")."""
+    kafka = config["kafka"]
+    return kafka.get("deferred_topic") or kafka.get("jobs_topic", JOBS_TOPIC) + ".deferred"
+
+
 def _yaml_scalar(value):
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -433,12 +445,29 @@ class LocalStack:
         return self.mock
 
     def config(self, name, group_id, metrics_port=None, mock_endpoint=None, ca_file=None, **kwargs):
-        """Writes `name`.yaml for this stack; a reserved metrics port unless one is given."""
+        """Writes `name`.yaml for this stack; a reserved metrics port unless one is given. With more
+        than one app, the deferred topic is created too (`create_deferred_topic`)."""
         metrics_port = metrics_port or self.reserve_port()
         config = worker_config(self.broker.bootstrap_servers if "brokers" not in kwargs else kwargs.pop("brokers"),
                                group_id, f"127.0.0.1:{metrics_port}", mock_endpoint or self.mock.endpoint,
                                ca_file or self.mock.ca_file, self.key, self.key_id, self.team_id, **kwargs)
+        if len(config["apps"]) > 1:
+            self.create_deferred_topic(config)
         return write_config(os.path.join(self.dir, f"{name}.yaml"), config), metrics_port
+
+    def create_deferred_topic(self, config):
+        """Creates the topic a worker with `config` and several apps parks jobs on, with as many
+        partitions as its jobs topic (one app's parked jobs share a partition; more partitions keep
+        apps apart there too), unless this broker has it already. The jobs topic must have been
+        created here first: its partitions are the deferred topic's."""
+        name = deferred_topic(config)
+        if name in self.broker.topics:
+            return
+        jobs = config["kafka"].get("jobs_topic", JOBS_TOPIC)
+        if jobs not in self.broker.topics:
+            raise StackError(f"a worker with several apps needs {name} with as many partitions as {jobs}: "
+                             f"create {jobs} before writing its configuration")
+        self.broker.create_topic(name, self.broker.topics[jobs])
 
     def start_worker(self, config, metrics_port, name=None, binary=BIN, wrapper=()):
         worker = Worker(config, os.path.join(self.dir, f"{name or 'worker-%d' % metrics_port}.log"), metrics_port,
