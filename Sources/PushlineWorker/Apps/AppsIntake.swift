@@ -9,15 +9,17 @@ import PushlineKafka
 /// worker with one app uses `PipelineService`'s own intake and `Backpressure`, as before.
 ///
 /// Runs of records are built as there: decoded, started under one consumer lock, handed to the
-/// pipeline (admitted ones) and to the parker (parked ones) together.
+/// pipeline (admitted ones) and to `JobRelease.park` (parked ones) together.
 struct AppsIntake: Sendable {
     let window: AppWindow
-    let parker: JobParker
+    /// The deferred topic's name, for the log.
+    let deferredTopic: String
     let metrics: [String: AppWindowMetrics]
     /// How long a job of an app at its share waits for room before the app parks.
     var patience: Duration = .milliseconds(500)
 
-    /// Takes `records` (one poll batch) into the pipeline or the parker; false when cancelled.
+    /// Takes `records` (one poll batch) into the pipeline, admitted or parked; false when
+    /// cancelled.
     func take(
         _ records: [KafkaRecord],
         pipeline: JobPipeline,
@@ -32,7 +34,7 @@ struct AppsIntake: Sendable {
             guard !run.isEmpty || !parked.isEmpty else { return }
             let started = consumer.start((run + parked).map { $0.record.id })
             pipeline.handle(run, started: Array(started[..<run.count]))
-            parker.park(parked, started: Array(started[run.count...]), lane: .bulk) { app in notBeforeDelay(app) }
+            pipeline.results.release.park(parked, started: Array(started[run.count...]), lane: .bulk) { app in notBeforeDelay(app) }
             run.removeAll(keepingCapacity: true)
             parked.removeAll(keepingCapacity: true)
             pending.removeAll(keepingCapacity: true)
@@ -113,7 +115,7 @@ struct AppsIntake: Sendable {
                 "app parks its jobs on the deferred topic; other apps keep the rest of the window",
                 metadata: [
                     "app": "\(load.name)", "why": "\(why)", "share": "\(admission.share)",
-                    "inflight": "\(admission.inflight)", "deferred_topic": "\(parker.topicName)",
+                    "inflight": "\(admission.inflight)", "deferred_topic": "\(deferredTopic)",
                 ]
             )
         } else {

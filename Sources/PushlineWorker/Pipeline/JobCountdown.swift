@@ -31,12 +31,16 @@ struct JobCountdown: ~Copyable, Sendable {
     /// Tokens whose outcome (final, or abandoned) is not known yet.
     private let undecided: Atomic<Int>
     private let abandoned = Atomic<Bool>(false)
+    /// Tokens abandoned because their requests were withdrawn (a revoke), not shut down.
+    private let withdrawn = Atomic<Int>(0)
+    private let tokens: Int
     private let tally: Mutex<JobTally>
 
     init(tokens: Int) {
         precondition(tokens > 0)
         remaining = Atomic(tokens + 1)
         undecided = Atomic(tokens)
+        self.tokens = tokens
         tally = Mutex(JobTally(expected: tokens))
     }
 
@@ -64,7 +68,8 @@ struct JobCountdown: ~Copyable, Sendable {
     /// A token that will get no record (its pool shut down first, or its work was withdrawn in a
     /// revoke): its outcome and its acknowledgement are counted as come, and the job will not be
     /// completed. The job's ending, if this ended it.
-    func tokenAbandoned() -> Ending? {
+    func tokenAbandoned(withdrawn: Bool = false) -> Ending? {
+        if withdrawn { self.withdrawn.wrappingAdd(1, ordering: .relaxed) }
         abandoned.store(true, ordering: .releasing)
         if case .ended(let ending) = tokensProduced(1) {
             // Not expected: the job_done's absence, counted there, comes before this token's own
@@ -72,6 +77,11 @@ struct JobCountdown: ~Copyable, Sendable {
             return ending
         }
         return acknowledged()
+    }
+
+    /// Whether every token was withdrawn, none answered nor shut down (read once the job ended).
+    var everyTokenWithdrawn: Bool {
+        withdrawn.load(ordering: .acquiring) == tokens
     }
 
     /// Kafka has a token's last record, or the job's `job_done` record. The job's ending, if it

@@ -47,7 +47,8 @@ final class JobPipeline: Sendable {
         wallClockMilliseconds: @escaping @Sendable () -> Int64 = WallClock.milliseconds,
         complete: @escaping @Sendable (RecordID, Int) -> Void,
         completeAll: @escaping @Sendable ([(id: RecordID, weight: Int)]) -> Void,
-        abandon: @escaping @Sendable (RecordID) -> Void = { _ in }
+        abandon: @escaping @Sendable (RecordID) -> Void = { _ in },
+        parker: JobParker? = nil
     ) {
         self.decoder = decoder
         self.clients = clients
@@ -60,7 +61,8 @@ final class JobPipeline: Sendable {
             wallClockMilliseconds: wallClockMilliseconds,
             complete: complete,
             completeAll: completeAll,
-            abandon: abandon
+            abandon: abandon,
+            parker: parker
         )
         self.results = JobResults(
             publisher: publisher,
@@ -131,8 +133,9 @@ final class JobPipeline: Sendable {
                     pending: &pending,
                     groups: &groups,
                     // A run of one (the urgent intake's) keeps a progress of its own: a group of one
-                    // would cost more objects, not fewer.
-                    runRemaining: records.count > 1 ? records.count - index : 0
+                    // would cost more objects, not fewer. With several apps every job has one: it
+                    // keeps the job's bytes, to park it if its app is held in a revoke.
+                    runRemaining: records.count > 1 && appLoads.isEmpty ? records.count - index : 0
                 )
             }
         }
@@ -170,6 +173,7 @@ final class JobPipeline: Sendable {
                 received: received,
                 lane: lane,
                 producedAt: decoded.pointee.record.timestampMilliseconds,
+                original: appLoads.isEmpty ? nil : decoded.pointee.original ?? decoded.pointee.record.value,
                 pending: &pending,
                 groups: &groups,
                 // A job brought back from the deferred topic keeps its first source, which a group
@@ -200,6 +204,7 @@ final class JobPipeline: Sendable {
         received: MonotonicInstant,
         lane: SendLane,
         producedAt: Int64?,
+        original: [UInt8]?,
         pending: inout PendingSubmissions,
         groups: inout JobGroupDrafts,
         runRemaining: Int
@@ -249,6 +254,7 @@ final class JobPipeline: Sendable {
             producedAt: producedAt,
             shared: shared,
             requestIDs: batch?.ids,
+            original: original,
             results: results
         )
         if expired {

@@ -36,6 +36,9 @@ final class JobProgress: ResultDelivery, APNSBatchObserver, @unchecked Sendable 
     let shared: JobRecordsContext
     /// The `apns-id`s of a device-token job's requests (nil for a broadcast).
     let requestIDs: APNSIDBlock?
+    /// The job record's bytes, kept in a worker with several apps, where a held app's job
+    /// withdrawn in a revoke is parked instead of given up; nil otherwise.
+    let original: [UInt8]?
     /// The counts of the job's end and its tally: each event returns what happened, acted on here.
     private let countdown: JobCountdown
     /// Where the tokens' outcomes go (downstream: it publishes their records).
@@ -50,8 +53,10 @@ final class JobProgress: ResultDelivery, APNSBatchObserver, @unchecked Sendable 
         producedAt: Int64?,
         shared: JobRecordsContext,
         requestIDs: APNSIDBlock? = nil,
+        original: [UInt8]? = nil,
         results: JobResults
     ) {
+        self.original = original
         let tokens = job.recipientCount
         self.id = id
         self.job = job
@@ -94,8 +99,16 @@ final class JobProgress: ResultDelivery, APNSBatchObserver, @unchecked Sendable 
 
     /// A token that will get no record here (its pool shut down first, or its work was withdrawn
     /// in a revoke): it leaves the in-flight count, and the job is never done (no `job_done`).
-    func tokenAbandoned() {
-        if let ending = countdown.tokenAbandoned() { end(ending) }
+    func tokenAbandoned(withdrawn: Bool = false) {
+        if let ending = countdown.tokenAbandoned(withdrawn: withdrawn) { end(ending) }
+    }
+
+    /// The bytes to park the job with, once it ended abandoned: when every token was withdrawn
+    /// (none answered, none shut down) while its app is held, and the bytes were kept; nil
+    /// otherwise (the job is given up, and its partition's next owner redoes it).
+    var parkable: [UInt8]? {
+        guard let original, countdown.everyTokenWithdrawn, shared.load?.isHeld == true else { return nil }
+        return original
     }
 
     /// Kafka has a token's last record, or the job's `job_done` record (each is one of the

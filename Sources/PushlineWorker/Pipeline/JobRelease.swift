@@ -17,6 +17,8 @@ final class JobRelease: Sendable {
     /// Records completed together (a group's), each with its weight: one call, one consumer lock.
     private let recordsCompleted: @Sendable (_ records: [(id: RecordID, weight: Int)]) -> Void
     let gate: InflightGate
+    /// With several apps: where a held app's withdrawn jobs go instead of being given up.
+    let parker: JobParker?
     private let metrics: WorkerMetrics
     private let wallClockMilliseconds: @Sendable () -> Int64
 
@@ -26,9 +28,11 @@ final class JobRelease: Sendable {
         wallClockMilliseconds: @escaping @Sendable () -> Int64,
         complete: @escaping @Sendable (RecordID, Int) -> Void,
         completeAll: @escaping @Sendable ([(id: RecordID, weight: Int)]) -> Void,
-        abandon: @escaping @Sendable (RecordID) -> Void
+        abandon: @escaping @Sendable (RecordID) -> Void,
+        parker: JobParker? = nil
     ) {
         self.gate = gate
+        self.parker = parker
         self.metrics = metrics
         self.wallClockMilliseconds = wallClockMilliseconds
         self.recordsCompleted = completeAll
@@ -49,9 +53,43 @@ final class JobRelease: Sendable {
         gate.jobEnded(notifications: 0)
     }
 
+    /// Parks the started records of `records` (element `i` of `started` says whether `records[i]`
+    /// started), all jobs, in `lane`: each record is completed once its copy is in Kafka.
+    func park(_ records: [DecodedRecord], started: [Bool], lane: SendLane, notBeforeDelay: (String) -> Int64) {
+        guard let parker else { preconditionFailure("a worker with one app parks nothing") }
+        var jobs = 0
+        for index in records.indices where started[index] { jobs += 1 }
+        guard jobs > 0 else { return }
+        gate.jobsStarted(jobs)
+        for index in records.indices where started[index] {
+            let decoded = records[index]
+            guard case .success(let job) = decoded.job else { preconditionFailure("only jobs are parked") }
+            let id = decoded.record.id
+            parker.park(
+                job,
+                value: decoded.original ?? decoded.record.value,
+                source: decoded.source ?? RecordSource(id),
+                lane: lane,
+                notBeforeDelay: notBeforeDelay(job.app)
+            ) { [self] in recordReplaced(id) }
+        }
+    }
+
     /// A job's last acknowledgement arrived (`JobProgress.Ending`): complete its record, or, when a
-    /// token was abandoned, give the record up uncompleted.
+    /// token was abandoned, give the record up uncompleted; or, for a held app's job whose every
+    /// token was withdrawn in a revoke (`JobProgress.parksWhenWithdrawn`), park it: its
+    /// notifications leave the window now, and its record is completed once the copy is in Kafka,
+    /// so the revoke commits past it and the next owner does not send it again.
     func jobEnded(_ progress: JobProgress, done: Bool) {
+        if !done, let parker, let value = progress.parkable {
+            progress.shared.load?.inflight.subtract(progress.weight)
+            gate.jobEnded(notifications: progress.weight, lane: progress.lane, jobs: 0)
+            let id = progress.id
+            parker.park(progress.job, value: value, source: progress.source, lane: progress.lane) { [self] in
+                recordReplaced(id)
+            }
+            return
+        }
         if done {
             metrics.jobCompleted()
             metrics.laneJobCompleted(

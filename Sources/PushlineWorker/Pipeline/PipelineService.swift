@@ -128,7 +128,7 @@ final class PipelineService: Service, Sendable {
                     if let apps, apps.parksUrgent(decoded) {
                         // A held app's urgent job waits in the deferred topic, not in the urgent
                         // window, and comes back first when the hold ends.
-                        apps.parker.park([decoded], started: started, lane: .urgent) { _ in 0 }
+                        pipeline.results.release.park([decoded], started: started, lane: .urgent) { _ in 0 }
                         continue
                     }
                     pipeline.handle([decoded], started: started, lane: .urgent)

@@ -130,6 +130,8 @@ public struct Worker: Sendable {
             }
         }
         let windowMetrics = Dictionary(uniqueKeysWithValues: configuration.apps.keys.map { ($0, AppWindowMetrics(app: $0)) })
+        let parker =
+            severalApps ? JobParker(publisher: publisher, topic: try producer.topic(deferredTopic), metrics: windowMetrics) : nil
         let pipeline = JobPipeline(
             decoder: decoder,
             clients: pools.clients,
@@ -152,19 +154,11 @@ public struct Worker: Sendable {
                 guard let first = records.first, first.id.topic == deferredTopic else { return consumer.complete(contentsOf: records) }
                 deferred.complete(contentsOf: records)
             },
-            abandon: { owner($0).abandon($0) }
+            abandon: { owner($0).abandon($0) },
+            parker: parker
         )
-        let apps = try appWindow.map { window in
-            AppsIntake(
-                window: window,
-                parker: JobParker(
-                    publisher: publisher,
-                    topic: try producer.topic(deferredTopic),
-                    release: pipeline.results.release,
-                    metrics: windowMetrics
-                ),
-                metrics: windowMetrics
-            )
+        let apps = appWindow.map { window in
+            AppsIntake(window: window, deferredTopic: deferredTopic, metrics: windowMetrics)
         }
         let sampler = GaugeSampler(
             metrics: metrics,
@@ -223,7 +217,7 @@ public struct Worker: Sendable {
                 ),
                 successTerminationBehavior: .gracefullyShutdownGroup,
                 failureTerminationBehavior: .gracefullyShutdownGroup
-            ),
+            )
         ] + parked.intake
     }
 
