@@ -121,6 +121,46 @@ import Testing
     /// Graceful shutdown waits for the jobs started: it ends once every job has ended, answered
     /// (and completed) or abandoned by its pool's shutdown (given up uncompleted, for the next
     /// owner), and not before.
+    /// With several apps, a held app's job whose every token is withdrawn (a revoke) is parked:
+    /// its bytes go to the deferred topic with its source, and its record is completed only once
+    /// the copy is acknowledged, so the revoke commits past it. A job with a token answered is
+    /// given up as before, and so is a withdrawn job of an app that is not held.
+    @Test func aHeldAppsWithdrawnJobIsParkedAndCompletedOnceItsCopyIsInKafka() throws {
+        let harness = try PipelineHarness(severalApps: true)
+        let (one, two) = (PipelineHarness.token(1), PipelineHarness.token(2))
+        let whole = PipelineHarness.job("whole", tokens: [one, two])
+        harness.handle([
+            PipelineHarness.record(whole, offset: 1),
+            PipelineHarness.record(PipelineHarness.job("part", tokens: [one, two]), offset: 2),
+        ])
+        let load = try #require(harness.window?.load(of: PipelineHarness.app))
+        #expect(load.inflight.value == 4)
+        load.isHeld = true
+        let withdrawn = APNSOutcome(noResponse: .withdrawn, attempts: 0, latencyMilliseconds: 0)
+        // The first job's two tokens are withdrawn; the second's first token was answered.
+        harness.sender.answerAll { n in n == 2 ? .answer(200) : withdrawn }
+        let copies = harness.produced(on: PipelineHarness.deferredTopic)
+        try #require(copies.count == 1)
+        #expect(copies[0].value == whole, "the job's bytes, as its sender wrote them")
+        let headers = ParkedRecordHeaders(copies[0].headers)
+        #expect(headers?.source == RecordSource(topic: PipelineHarness.jobsTopic, partition: 0, offset: 1))
+        #expect(headers?.app == PipelineHarness.app)
+        #expect(load.inflight.value == 2, "the parked job's notifications left the window; the other's wait for its record")
+        #expect(!harness.released.completedOffsets.contains(1), "completed before its copy is in Kafka")
+        #expect(harness.gate.jobs.value == 2)
+        _ = harness.producer.acknowledge()
+        #expect(harness.released.completedOffsets == [1], "completed once its copy is in Kafka")
+        #expect(harness.released.abandoned.map(\.offset) == [2], "the answered job is given up")
+        #expect(load.inflight.value == 0 && harness.gate.count == 0 && harness.gate.jobs.value == 0)
+
+        // Not held: a withdrawn job is given up.
+        load.isHeld = false
+        harness.handle([PipelineHarness.record(whole, offset: 3)])
+        harness.sender.answerAll { _ in withdrawn }
+        #expect(harness.produced(on: PipelineHarness.deferredTopic).count == 1)
+        #expect(harness.released.abandoned.map(\.offset) == [2, 3])
+    }
+
     @Test func shutdownDrainsTheJobsStarted() async throws {
         let harness = try PipelineHarness()
         harness.handle([

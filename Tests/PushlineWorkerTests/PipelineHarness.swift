@@ -12,12 +12,18 @@ struct PipelineHarness {
     let pipeline: JobPipeline
     let gate: InflightGate
     let released = ReleasedRecords()
+    /// With `severalApps`: the apps' shares of the window (a second app, "other", is configured).
+    let window: AppWindow?
 
     static let app = "default"
     static let jobsTopic = "push.jobs"
 
+    static let deferredTopic = "push.jobs.deferred"
+
     /// `runs`: the fake client answers inside a run of outcomes (the worker's way), or one by one.
-    init(runs: Bool = true) throws {
+    /// `severalApps`: a second app is configured, so jobs keep their bytes and a held app's
+    /// withdrawn jobs are parked on `deferredTopic`.
+    init(runs: Bool = true, severalApps: Bool = false) throws {
         var logger = Logger(label: "pipeline-test")
         logger.logLevel = .critical
         let producer = try FakeProducer()
@@ -26,13 +32,17 @@ struct PipelineHarness {
         let sender = FakeSender(outcomeScope: runs ? publisher : nil)
         let gate = InflightGate(limit: 10_000)
         let released = released
+        let window = severalApps ? AppWindow(apps: [Self.app: 0, "other": 0], gate: gate) : nil
+        self.window = window
         self.sender = sender
         self.producer = producer
         self.publisher = publisher
         self.gate = gate
         self.pipeline = JobPipeline(
-            decoder: JobDecoder(bundleIDs: [Self.app: "com.example.app"]),
-            clients: [Self.app: sender],
+            decoder: JobDecoder(
+                bundleIDs: severalApps ? [Self.app: "com.example.app", "other": "com.example.other"] : [Self.app: "com.example.app"]
+            ),
+            clients: severalApps ? [Self.app: sender, "other": FakeSender(outcomeScope: nil)] : [Self.app: sender],
             publisher: publisher,
             topics: .init(
                 results: try producer.topic("push.results"),
@@ -41,11 +51,13 @@ struct PipelineHarness {
             ),
             invalidateOn: ["Unregistered"],
             gate: gate,
+            window: window,
             metrics: metrics,
             logger: logger,
             complete: { id, weight in released.complete([(id, weight)]) },
             completeAll: { records in released.complete(records) },
-            abandon: { id in released.abandon(id) }
+            abandon: { id in released.abandon(id) },
+            parker: severalApps ? JobParker(publisher: publisher, topic: try producer.topic(Self.deferredTopic), metrics: [:]) : nil
         )
     }
 
