@@ -73,15 +73,6 @@ final class AppWindow: Sendable {
     /// Waits until `load` has room for a quantum of its `share`, up to `patience`: true when it
     /// has, false when the patience ran out or the task was cancelled.
     func waitForRoom(_ load: AppLoad, share: Int, patience: Duration) async -> Bool {
-        await withTaskGroup(of: Bool.self) { group in
-            group.addTask { await load.inflight.wait(atMost: share - Self.quantum(of: share)) }
-            group.addTask {
-                try? await Task.sleep(for: patience)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
-        }
+        await load.inflight.wait(atMost: share - Self.quantum(of: share), within: patience)
     }
 }

@@ -36,16 +36,6 @@ struct Backpressure: Sendable {
 
     /// Whether the gate has room before `patience` runs out.
     private func roomWithinPatience() async -> Bool {
-        let (gate, patience) = (self.gate, self.patience)
-        return await withTaskGroup(of: Bool.self) { group in
-            group.addTask { await gate.waitForRoom() }
-            group.addTask {
-                try? await Task.sleep(for: patience)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
-        }
+        await gate.waitForRoom(within: patience)
     }
 }

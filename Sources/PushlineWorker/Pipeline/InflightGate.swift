@@ -108,6 +108,11 @@ final class InflightGate: Sendable {
         await inflight.wait(atMost: limit - quantum)
     }
 
+    /// `waitForRoom()`, for at most `patience`: false when it ran out or the task was cancelled.
+    func waitForRoom(within patience: Duration) async -> Bool {
+        await inflight.wait(atMost: limit - quantum, within: patience)
+    }
+
     /// Waits until the count is down to `lowWater`; false when cancelled first.
     func waitForLowWater() async -> Bool {
         await inflight.wait(atMost: lowWater)

@@ -58,6 +58,22 @@ final class WaitableCount: Sendable {
         for continuation in woken { continuation.resume(returning: true) }
     }
 
+    /// `wait(atMost:)`, for at most `patience`: true when the count got there, false when the
+    /// patience ran out or the task was cancelled first.
+    func wait(atMost threshold: Int, within patience: Duration) async -> Bool {
+        if value <= threshold { return true }
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await self.wait(atMost: threshold) }
+            group.addTask {
+                try? await Task.sleep(for: patience)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+
     /// Suspends until the count is at most `threshold` (returns at once if it is); true then, false
     /// when the task was cancelled first.
     func wait(atMost threshold: Int) async -> Bool {
