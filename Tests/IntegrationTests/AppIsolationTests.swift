@@ -146,7 +146,9 @@ import Testing
         }
         let pacedDone = Self.finals(unpaced).keys.filter { apps[$0] == "tenant-b" }.count
         let elapsed = Date().timeIntervalSince(started)
-        print("pace \(pace): the unpaced app's 3000 tokens ended \(elapsed) s after the worker's start; the other app had \(pacedDone) of its 3000")
+        print(
+            "pace \(pace): the unpaced app's 3000 tokens ended \(elapsed) s after the worker's start; the other app had \(pacedDone) of its 3000"
+        )
         if pace > 0 {
             #expect(pacedDone < 1500, "the unpaced app ended before half the paced app's tokens")
         }
