@@ -82,7 +82,8 @@ import Testing
             configuration.outageStatus = 403
             configuration.outageReason = "InvalidProviderToken"
             configuration.outageSeconds = outage
-            configuration.outageTopic = Self.otherBundleID
+            // PUSHLINE_TEST_OUTAGE_SECONDS=0: no app refused, the figure to compare with.
+            if outage > 0 { configuration.outageTopic = Self.otherBundleID }
         }
         let (values, keys, apps) = Self.interleavedJobs(3000, tokensPerJob: 4)
         let reports = try await harness.produce(values, keys: keys)
@@ -150,7 +151,7 @@ import Testing
             "pace \(pace): the unpaced app's 3000 tokens ended \(elapsed) s after the worker's start; the other app had \(pacedDone) of its 3000"
         )
         if pace > 0 {
-            #expect(pacedDone < 1500, "the unpaced app ended before half the paced app's tokens")
+            #expect(pacedDone < 750, "the unpaced app ended before a quarter of the paced app's tokens (7cdb63e: about half)")
         }
 
         let all = try await harness.read(Harness.resultsTopic, timeout: .seconds(90)) { records in
