@@ -102,8 +102,9 @@ import Testing
         #expect(healthyDone.timeIntervalSince1970 < outageEnd, "the healthy app finished before the refused app healed")
         #expect(Self.finals(healthy).filter { apps[$0.key] == "default" }.allSatisfy { $0.value.first?["status"] as? Int == 200 })
         let (_, metrics) = try await harness.scrape("/metrics")
+        // (The healthy app may park too, as slow at its share, on a host whose cores the test
+        // shares: its jobs then come back through the deferred topic, as fast.)
         #expect(metrics.contains(#"pushline_app_parking{app="tenant-b"} 1"#), "the refused app parks")
-        #expect(metrics.contains(#"pushline_app_parking{app="default"} 0"#) || !metrics.contains(#"pushline_app_parking{app="default"}"#))
 
         let all = try await harness.read(Harness.resultsTopic, timeout: .seconds(outage + 120)) { records in
             Self.finals(records).count >= 12_000
@@ -218,11 +219,13 @@ import Testing
         #expect(finals.count == 12_000, "every token has its final record")
         let duplicates = finals.values.reduce(0) { $0 + $1.count - 1 }
         let byApp = Dictionary(grouping: finals.filter { $0.value.count > 1 }.keys) { apps[$0] ?? "?" }.mapValues(\.count)
-        print("duplicate final records after a kill and a leave while parked: \(duplicates) \(byApp)")
-        // One kill redoes what was not committed at the kill (docs/kafka.md, "Apps kept apart":
-        // the held app's jobs in flight at its hold keep their partitions' offsets until it
-        // ends), once: no token is sent three times, and no parked copy twice over.
-        #expect(finals.values.allSatisfy { $0.count <= 2 }, "a token with more than two final records")
+        let most = finals.values.map(\.count).max() ?? 0
+        print("duplicate final records after a kill and a leave while parked: \(duplicates) \(byApp); at most \(most) for one token")
+        // Each fault redoes at most once what was not committed at it (docs/kafka.md, "Apps kept
+        // apart": the kill, what the held app's jobs in flight kept uncommitted behind them; the
+        // leave, what was behind a held job with a token already answered): two faults, so no
+        // token has more than three final records.
+        #expect(finals.values.allSatisfy { $0.count <= 3 }, "a token with more than three final records")
         try await waitUntil("every job offset committed", timeout: .seconds(30)) {
             try await harness.everythingCommitted(reports).0
         }
