@@ -25,8 +25,6 @@ final class JobGroupProgress: ResultDelivery, APNSBatchObserver, @unchecked Send
     let lane: SendLane
     let laneMetrics: WorkerMetrics.LaneMetrics
     let appMetrics: WorkerMetrics.AppMetrics
-    /// The app's part of the in-flight window; nil in a worker with one app (`AppWindow`).
-    let load: AppLoad?
     /// When the run's records reached the pipeline (end-to-end latency runs from here).
     let received: MonotonicInstant
     /// Acknowledgements still to come: two per member (or their absence, for an abandoned one).
@@ -42,7 +40,6 @@ final class JobGroupProgress: ResultDelivery, APNSBatchObserver, @unchecked Send
         lane: SendLane,
         laneMetrics: WorkerMetrics.LaneMetrics,
         appMetrics: WorkerMetrics.AppMetrics,
-        load: AppLoad? = nil,
         received: MonotonicInstant,
         results: JobResults
     ) {
@@ -52,7 +49,6 @@ final class JobGroupProgress: ResultDelivery, APNSBatchObserver, @unchecked Send
         self.lane = lane
         self.laneMetrics = laneMetrics
         self.appMetrics = appMetrics
-        self.load = load
         self.received = received
         self.remaining = Atomic(2 * members.count)
         self.results = results
@@ -68,7 +64,7 @@ final class JobGroupProgress: ResultDelivery, APNSBatchObserver, @unchecked Send
     /// request): its record is given up now, and the group no longer waits for it.
     func memberAbandoned(_ index: Int) {
         abandoned.withLock { $0.append(index) }
-        results.release.memberAbandoned(members[index].id, lane: lane, load: load)
+        results.release.memberAbandoned(members[index].id, lane: lane)
         countDown(2)
     }
 

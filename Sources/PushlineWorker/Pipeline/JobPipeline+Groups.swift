@@ -15,7 +15,6 @@ extension JobPipeline {
             lane: lane,
             laneMetrics: metrics.lane(lane),
             appMetrics: appMetrics[draft.app] ?? metrics.app(draft.app),
-            load: appLoads[draft.app],
             received: received,
             results: results
         )

@@ -134,7 +134,9 @@ final class JobPipeline: Sendable {
                     groups: &groups,
                     // A run of one (the urgent intake's) keeps a progress of its own: a group of one
                     // would cost more objects, not fewer. With several apps every job has one: it
-                    // keeps the job's bytes, to park it if its app is held in a revoke.
+                    // keeps the job's bytes, to park it if its app is held in a revoke, and a job
+                    // brought back from the deferred topic keeps its first source (a member's is
+                    // its record's).
                     runRemaining: records.count > 1 && appLoads.isEmpty ? records.count - index : 0
                 )
             }
@@ -176,9 +178,7 @@ final class JobPipeline: Sendable {
                 original: appLoads.isEmpty ? nil : decoded.pointee.original ?? decoded.pointee.record.value,
                 pending: &pending,
                 groups: &groups,
-                // A job brought back from the deferred topic keeps its first source, which a group
-                // member (whose source is its record's) could not.
-                runRemaining: decoded.pointee.source == nil ? runRemaining : 0
+                runRemaining: runRemaining
             )
         }
     }

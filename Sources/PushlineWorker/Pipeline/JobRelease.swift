@@ -107,9 +107,8 @@ final class JobRelease: Sendable {
 
     /// A group's member was abandoned: its record is given up now (its partition's next owner does
     /// it), and its notification leaves the in-flight count.
-    func memberAbandoned(_ id: RecordID, lane: SendLane, load: AppLoad?) {
+    func memberAbandoned(_ id: RecordID, lane: SendLane) {
         recordEnded(id, 1, false)
-        load?.inflight.subtract(1)
         gate.jobEnded(notifications: 1, lane: lane)
     }
 
@@ -134,7 +133,6 @@ final class JobRelease: Sendable {
         metrics.laneJobCompleted(group.laneMetrics, notifications: completed.count, resultAgeMilliseconds: nil)
         // Uncommitted all along: the consumer counts the weights from here until the commit.
         recordsCompleted(completed)
-        group.load?.inflight.subtract(completed.count)
         gate.jobEnded(notifications: completed.count, lane: group.lane, jobs: completed.count)
     }
 }

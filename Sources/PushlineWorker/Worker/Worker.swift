@@ -148,12 +148,8 @@ public struct Worker: Sendable {
             metrics: metrics,
             logger: logger,
             complete: { owner($0).complete($0, weight: $1) },
-            completeAll: { records in
-                guard let deferred else { return consumer.complete(contentsOf: records) }
-                // A run's records come from one consumer; a group's too.
-                guard let first = records.first, first.id.topic == deferredTopic else { return consumer.complete(contentsOf: records) }
-                deferred.complete(contentsOf: records)
-            },
+            // A group's records (the only ones completed together) come from one consumer.
+            completeAll: { records in records.first.map { owner($0.id).complete(contentsOf: records) } },
             abandon: { owner($0).abandon($0) },
             parker: parker
         )
