@@ -131,6 +131,6 @@ import Testing
         var broken = headers.headers
         broken[0] = KafkaHeader(key: ParkedRecordHeaders.sourceKey, value: Array("push.jobs/x/42".utf8))
         #expect(ParkedRecordHeaders(broken) == nil)
-        #expect(ParkedRecordHeaders.source("a/b/1/2") == RecordSource(topic: "a/b", partition: 1, offset: 2))
+        #expect(RecordSource(coordinates: "a/b/1/2") == RecordSource(topic: "a/b", partition: 1, offset: 2))
     }
 }

@@ -20,7 +20,7 @@ struct ParkedRecordHeaders: Sendable, Hashable {
 
     var headers: [KafkaHeader] {
         [
-            KafkaHeader(key: Self.sourceKey, value: Array("\(source.topic)/\(source.partition)/\(source.offset)".utf8)),
+            KafkaHeader(key: Self.sourceKey, value: Array(source.coordinates.utf8)),
             KafkaHeader(key: Self.appKey, value: Array(app.utf8)),
             KafkaHeader(key: Self.laneKey, value: Array(lane.rawValue.utf8)),
             KafkaHeader(key: Self.notBeforeKey, value: Array(String(notBefore).utf8)),
@@ -34,7 +34,7 @@ struct ParkedRecordHeaders: Sendable, Hashable {
         func text(_ key: String) -> String? {
             headers.last { $0.key == key }?.value.map { String(decoding: $0, as: UTF8.self) }
         }
-        guard let sourceText = text(Self.sourceKey), let source = Self.source(sourceText),
+        guard let sourceText = text(Self.sourceKey), let source = RecordSource(coordinates: sourceText),
             let app = text(Self.appKey),
             let lane = text(Self.laneKey).flatMap(SendLane.init(rawValue:)),
             let notBefore = text(Self.notBeforeKey).flatMap({ Int64($0) }),
@@ -49,17 +49,5 @@ struct ParkedRecordHeaders: Sendable, Hashable {
         self.lane = lane
         self.notBefore = notBefore
         self.parkedAt = parkedAt
-    }
-
-    /// `topic/partition/offset`, the topic possibly with slashes of its own (Kafka forbids them,
-    /// but the last two parts are read from the end).
-    static func source(_ text: String) -> RecordSource? {
-        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count >= 3, let offset = Int64(parts[parts.count - 1]), let partition = Int32(parts[parts.count - 2]) else {
-            return nil
-        }
-        let topic = parts[..<(parts.count - 2)].joined(separator: "/")
-        guard !topic.isEmpty else { return nil }
-        return RecordSource(topic: topic, partition: partition, offset: offset)
     }
 }

@@ -77,19 +77,11 @@ final class JobRelease: Sendable {
 
     /// A job's last acknowledgement arrived (`JobProgress.Ending`): complete its record, or, when a
     /// token was abandoned, give the record up uncompleted; or, for a held app's job whose every
-    /// token was withdrawn in a revoke (`JobProgress.parksWhenWithdrawn`), park it: its
+    /// token was withdrawn in a revoke (`JobProgress.parkable`), park it: its
     /// notifications leave the window now, and its record is completed once the copy is in Kafka,
     /// so the revoke commits past it and the next owner does not send it again.
     func jobEnded(_ progress: JobProgress, done: Bool) {
-        if !done, let parker, let value = progress.parkable {
-            progress.shared.load?.inflight.subtract(progress.weight)
-            gate.jobEnded(notifications: progress.weight, lane: progress.lane, jobs: 0)
-            let id = progress.id
-            parker.park(progress.job, value: value, source: progress.source, lane: progress.lane) { [self] in
-                recordReplaced(id)
-            }
-            return
-        }
+        let parked = done ? nil : parker.flatMap { parker in progress.parkable.map { (parker, $0) } }
         if done {
             metrics.jobCompleted()
             metrics.laneJobCompleted(
@@ -98,11 +90,18 @@ final class JobRelease: Sendable {
                 resultAgeMilliseconds: progress.producedAt.map { wallClockMilliseconds() - $0 }
             )
         }
-        recordEnded(progress.id, progress.weight, done)
+        if parked == nil { recordEnded(progress.id, progress.weight, done) }
         progress.shared.load?.inflight.subtract(progress.weight)
         // Its notifications leave the count when the job does: the consumer counts a completed
-        // job's weight as uncommitted from here until the commit.
-        gate.jobEnded(notifications: progress.weight, lane: progress.lane)
+        // job's weight as uncommitted from here until the commit. A parked job stays among the
+        // jobs until its copy is in Kafka (`recordReplaced`).
+        gate.jobEnded(notifications: progress.weight, lane: progress.lane, jobs: parked == nil ? 1 : 0)
+        if let (parker, value) = parked {
+            let id = progress.id
+            parker.park(progress.job, value: value, source: progress.source, lane: progress.lane) { [self] in
+                recordReplaced(id)
+            }
+        }
     }
 
     /// A group's member was abandoned: its record is given up now (its partition's next owner does

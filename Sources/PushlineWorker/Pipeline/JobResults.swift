@@ -73,7 +73,7 @@ final class JobResults: Sendable {
         )
         var headers = record.headers
         headers.append(KafkaHeader(key: "pushline-error", value: Array(error.utf8)))
-        headers.append(KafkaHeader(key: "pushline-source", value: Array("\(source.topic)/\(source.partition)/\(source.offset)".utf8)))
+        headers.append(KafkaHeader(key: "pushline-source", value: Array(source.coordinates.utf8)))
         publisher.publish(
             .init(topic: topics.deadLetter, key: record.key, value: record.value, headers: headers, isDeadLetter: true),
             acknowledged: countdown.countDown
