@@ -24,6 +24,10 @@ import Testing
         #expect(Self.admission(held: true, parking: true, inflight: 1, share: 100).decision == .park)
         #expect(Self.admission(held: true, inflight: 0, share: 100).decision == .admit)
         #expect(Self.admission(held: true, parking: true, inflight: 0, share: 100).decision == .admit)
+        // The same rule is the room the deferred intake brings parked jobs back within.
+        #expect(Self.admission(held: true, inflight: 0, share: 100).room == 1)
+        #expect(Self.admission(held: true, inflight: 3, share: 100).room == 0)
+        #expect(Self.admission(inflight: 30, share: 100).room == 70)
     }
 
     @Test func atItsShareAPacedAppParksAndAnyOtherWaits() {

@@ -29,10 +29,17 @@ struct AppAdmission: Sendable, Hashable {
     var inflight: Int
     var share: Int
 
+    /// How many notifications the app may take now: its share's room, or for a held app one
+    /// job's when it has nothing in flight (its probe). The deferred intake brings parked jobs
+    /// back within it.
+    var room: Int {
+        isHeld ? (inflight == 0 ? 1 : 0) : share - inflight
+    }
+
     var decision: Decision {
-        if isHeld { return inflight == 0 ? .admit : .park }
+        if isHeld { return room > 0 ? .admit : .park }
         if isParking { return .park }
-        if inflight < share { return .admit }
+        if room > 0 { return .admit }
         return isPaced ? .park : .wait
     }
 

@@ -45,17 +45,23 @@ final class AppWindow: Sendable {
         all.contains { $0 !== load && $0.isActive(at: now) }
     }
 
-    /// The rule's inputs for `load`'s next job, with `pending` of its notifications in the
-    /// intake's run and not handed over yet. An app that parks and may stop (`stopsParking`)
-    /// stops here; the answer says so, for the log.
-    func admission(for load: AppLoad, pending: Int, at now: MonotonicInstant) -> (admission: AppAdmission, stoppedParking: Bool) {
-        var admission = AppAdmission(
+    /// The rule's inputs for `load` now, with `pending` of its notifications not handed over yet
+    /// (read only: nothing changes).
+    func state(of load: AppLoad, pending: Int = 0, at now: MonotonicInstant) -> AppAdmission {
+        AppAdmission(
             isHeld: load.isHeld,
             isPaced: load.isPaced,
             isParking: load.isParking,
             inflight: load.inflight.value + pending,
             share: share(of: load, at: now)
         )
+    }
+
+    /// The rule's inputs for `load`'s next job, with `pending` of its notifications in the
+    /// intake's run and not handed over yet. An app that parks and may stop (`stopsParking`)
+    /// stops here; the answer says so, for the log.
+    func admission(for load: AppLoad, pending: Int, at now: MonotonicInstant) -> (admission: AppAdmission, stoppedParking: Bool) {
+        var admission = state(of: load, pending: pending, at: now)
         var stopped = false
         if admission.isParking, admission.stopsParking {
             stopped = load.setParking(false)

@@ -71,8 +71,7 @@ struct AppsIntake: Sendable {
                         // Slow (or held meanwhile): its share did not free a sixteenth of itself
                         // within the patience.
                         if load.setParking(true) {
-                            let now = window.admission(for: load, pending: 0, at: .now).admission
-                            parkingChanged(load, parking: true, admission: now, logger: logger)
+                            parkingChanged(load, parking: true, admission: window.state(of: load, at: .now), logger: logger)
                         }
                         continue
                     }

@@ -124,9 +124,8 @@ final class DeferredIntake: Service, Sendable {
         let wall = pipeline.results.wallClockMilliseconds()
         for app in queue.withLock({ $0.appsWaiting }) {
             guard let load = window.load(of: app) else { continue }
-            // A held app gets one job when it has none in flight: its probe.
-            let inflight = load.inflight.value
-            let room = load.isHeld ? (inflight == 0 ? 1 : 0) : window.share(of: load, at: now) - inflight
+            // Within its room (a held app's: its probe, when it has nothing in flight).
+            let room = window.state(of: load, at: now).room
             let entries = queue.withLock { $0.take(app: app, room: room, now: wall) }
             guard !entries.isEmpty else { continue }
             metrics[app]?.unparked.increment(by: entries.count)
