@@ -52,25 +52,26 @@ public struct Worker: Sendable {
         // Several apps share the window by app, and a job of an app that cannot take it parks on
         // the deferred topic (docs/kafka.md, "Apps kept apart"); one app has the window alone.
         let severalApps = configuration.apps.count > 1
+        let jobsConsumer = KafkaConsumerConfiguration(
+            bootstrapServers: kafka.brokers,
+            groupID: kafka.groupID,
+            topics: kafka.consumedTopics,
+            priorityTopics: kafka.urgentJobsTopic.isEmpty ? [] : [kafka.urgentJobsTopic],
+            properties: kafka.properties,
+            statisticsInterval: .seconds(5),
+            revokeDrainTimeout: revokeDrainTimeout,
+            maxBatchSize: 500,
+            maxBufferedRecords: 2000,
+            // A rebalance round completes within about a session timeout; a member that
+            // leaves in the middle of one stalls the embedded broker's group (docs/kafka.md).
+            closeJoinWait: min(sessionTimeout + .seconds(5), .seconds(30)),
+            // A round waits at most for every member's revoke drain, or a dead member's
+            // session timeout; a join pending longer than both, twice over for the latter, is
+            // not going to be answered (docs/kafka.md, "A join that is never answered").
+            stalledJoinLimit: sessionTimeout * 2 + revokeDrainTimeout
+        )
         let consumer = try KafkaConsumer(
-            configuration: KafkaConsumerConfiguration(
-                bootstrapServers: kafka.brokers,
-                groupID: kafka.groupID,
-                topics: kafka.consumedTopics,
-                priorityTopics: kafka.urgentJobsTopic.isEmpty ? [] : [kafka.urgentJobsTopic],
-                properties: kafka.properties,
-                statisticsInterval: .seconds(5),
-                revokeDrainTimeout: revokeDrainTimeout,
-                maxBatchSize: 500,
-                maxBufferedRecords: 2000,
-                // A rebalance round completes within about a session timeout; a member that
-                // leaves in the middle of one stalls the embedded broker's group (docs/kafka.md).
-                closeJoinWait: min(sessionTimeout + .seconds(5), .seconds(30)),
-                // A round waits at most for every member's revoke drain, or a dead member's
-                // session timeout; a join pending longer than both, twice over for the latter, is
-                // not going to be answered (docs/kafka.md, "A join that is never answered").
-                stalledJoinLimit: sessionTimeout * 2 + revokeDrainTimeout
-            ),
+            configuration: jobsConsumer,
             logger: logger,
             onStatistics: { json in group.update(json) },
             onRevoke: { notice in pools.withdraw(notice) },
@@ -79,25 +80,18 @@ public struct Worker: Sendable {
             // with several apps, every job's value (a parked copy needs it).
             reader: JobRecordReader(decoder: decoder, keepsBytes: severalApps)
         )
+        // The deferred topic's consumer: the jobs consumer's settings, in a group of its own, with
+        // no urgent lane nor statistics; its generations far from the jobs consumer's, so that its
+        // revokes withdraw its own jobs' requests only.
+        var deferredConsumer = jobsConsumer
+        deferredConsumer.groupID = kafka.groupID + ".deferred"
+        deferredConsumer.topics = [kafka.deferredTopicName]
+        deferredConsumer.priorityTopics = []
+        deferredConsumer.statisticsInterval = nil
+        deferredConsumer.firstGeneration = 1 << 40
         let deferred: KafkaConsumer? =
             severalApps
-            ? try KafkaConsumer(
-                configuration: KafkaConsumerConfiguration(
-                    bootstrapServers: kafka.brokers,
-                    groupID: kafka.groupID + ".deferred",
-                    topics: [kafka.deferredTopicName],
-                    properties: kafka.properties,
-                    revokeDrainTimeout: revokeDrainTimeout,
-                    maxBatchSize: 500,
-                    maxBufferedRecords: 2000,
-                    closeJoinWait: min(sessionTimeout + .seconds(5), .seconds(30)),
-                    stalledJoinLimit: sessionTimeout * 2 + revokeDrainTimeout,
-                    // Its revokes withdraw its own jobs' requests only.
-                    firstGeneration: 1 << 40
-                ),
-                logger: logger,
-                onRevoke: { notice in pools.withdraw(notice) }
-            ) : nil
+            ? try KafkaConsumer(configuration: deferredConsumer, logger: logger, onRevoke: { notice in pools.withdraw(notice) }) : nil
         let deferredTopic = kafka.deferredTopicName
         // A job's record is completed (or abandoned) at the consumer that read it.
         let owner: @Sendable (RecordID) -> KafkaConsumer = { id in
