@@ -33,6 +33,28 @@ import Testing
         }
     }
 
+    /// The mock's fault for `twoApps`: `tenant-b` alone refused (403 InvalidProviderToken) for
+    /// `seconds` from its first request; 0: nobody refused.
+    static func refusingTenantB(for seconds: Double) -> @Sendable (inout MockConfiguration) -> Void {
+        { configuration in
+            configuration.outageStatus = 403
+            configuration.outageReason = "InvalidProviderToken"
+            configuration.outageSeconds = seconds
+            if seconds > 0 { configuration.outageTopic = otherBundleID }
+        }
+    }
+
+    /// Waits until every job offset and every parked copy is committed (the jobs group's and the
+    /// deferred group's).
+    static func waitUntilBothGroupsCommitted(_ harness: Harness, _ reports: [DeliveryReport]) async throws {
+        try await waitUntil("every job offset committed", timeout: .seconds(30)) {
+            try await harness.everythingCommitted(reports).0
+        }
+        try await waitUntil("every parked copy committed", timeout: .seconds(30)) {
+            try await deferredCommitted(harness).0
+        }
+    }
+
     /// `jobs` jobs of `tokensPerJob` tokens, every second one for `tenant-b`.
     static func interleavedJobs(_ jobs: Int, tokensPerJob: Int) -> (values: [[UInt8]], keys: [String], apps: [String: String]) {
         var values: [[UInt8]] = []
@@ -78,13 +100,8 @@ import Testing
     /// exactly one final record, and every offset of both groups is committed.
     @Test func aRefusedAppDoesNotSlowAHealthyOne() async throws {
         let outage = Double(ProcessInfo.processInfo.environment["PUSHLINE_TEST_OUTAGE_SECONDS"] ?? "") ?? 30
-        let harness = try await Self.twoApps { configuration in
-            configuration.outageStatus = 403
-            configuration.outageReason = "InvalidProviderToken"
-            configuration.outageSeconds = outage
-            // PUSHLINE_TEST_OUTAGE_SECONDS=0: no app refused, the figure to compare with.
-            if outage > 0 { configuration.outageTopic = Self.otherBundleID }
-        }
+        // PUSHLINE_TEST_OUTAGE_SECONDS=0: no app refused, the figure to compare with.
+        let harness = try await Self.twoApps(Self.refusingTenantB(for: outage))
         let (values, keys, apps) = Self.interleavedJobs(3000, tokensPerJob: 4)
         let reports = try await harness.produce(values, keys: keys)
         let worker = try harness.startWorker()
@@ -119,12 +136,7 @@ import Testing
             refused.values.allSatisfy { ($0.first?["source"] as? [String: Any])?["topic"] as? String == Harness.jobsTopic },
             "a parked job's results name its first source"
         )
-        try await waitUntil("every job offset committed", timeout: .seconds(30)) {
-            try await harness.everythingCommitted(reports).0
-        }
-        try await waitUntil("every parked copy committed", timeout: .seconds(30)) {
-            try await Self.deferredCommitted(harness).0
-        }
+        try await Self.waitUntilBothGroupsCommitted(harness, reports)
         worker.terminate()
         #expect(await worker.waitForExit(timeout: .seconds(40)) == 0)
         await harness.stop()
@@ -184,12 +196,7 @@ import Testing
     /// leaves gracefully. When the app heals, every token has its final record, the duplicates are
     /// within what was in flight at the kill, and every offset of both groups is committed.
     @Test func aKillAndALeaveWhileJobsAreParkedLoseNothing() async throws {
-        let harness = try await AppIsolationTests.twoApps { configuration in
-            configuration.outageStatus = 403
-            configuration.outageReason = "InvalidProviderToken"
-            configuration.outageSeconds = 30
-            configuration.outageTopic = AppIsolationTests.otherBundleID
-        }
+        let harness = try await AppIsolationTests.twoApps(AppIsolationTests.refusingTenantB(for: 30))
         let (values, keys, apps) = AppIsolationTests.interleavedJobs(3000, tokensPerJob: 4)
         let reports = try await harness.produce(values, keys: keys)
         let first = try harness.startWorker()
@@ -226,12 +233,7 @@ import Testing
         // leave, what was behind a held job with a token already answered): two faults, so no
         // token has more than three final records.
         #expect(finals.values.allSatisfy { $0.count <= 3 }, "a token with more than three final records")
-        try await waitUntil("every job offset committed", timeout: .seconds(30)) {
-            try await harness.everythingCommitted(reports).0
-        }
-        try await waitUntil("every parked copy committed", timeout: .seconds(30)) {
-            try await AppIsolationTests.deferredCommitted(harness).0
-        }
+        try await AppIsolationTests.waitUntilBothGroupsCommitted(harness, reports)
         third.terminate()
         #expect(await third.waitForExit(timeout: .seconds(40)) == 0)
         await harness.stop()
