@@ -24,6 +24,13 @@ public struct AssignmentState: Sendable {
         var storeMarks: [(offset: Int64, prefixWeight: Int)] = []
         /// In `dirty`: its storable offset may have moved since `takeOffsetsToStore`.
         var isDirty = false
+        /// The first offset taken under this assignment (where its fetch began), and the last
+        /// offset the broker confirmed committing: where the group's committed offset is.
+        var fetchStart: Int64?
+        var committedOffset: Int64?
+        /// This member keeps what it finished of the partition before losing it (`lost`): each
+        /// record taken is looked up there until the memory is spent.
+        var resuming = false
     }
 
     private var partitions: [TopicPartition: Partition] = [:]
@@ -37,13 +44,26 @@ public struct AssignmentState: Sendable {
     /// move every index), and when a revoke begins (marking partitions through the subscript).
     private var lastLookup: (topicPartition: TopicPartition, index: Dictionary<TopicPartition, Partition>.Index)?
     private var nextGeneration: UInt64
+    /// What this member keeps of partitions whose assignment was lost (`LostPartition`), and
+    /// for how long.
+    private var lost: [TopicPartition: LostPartition] = [:]
+    private let lostRetention: Duration
+
+    /// What the memory of lost partitions did, since the start: records skipped as completed,
+    /// handed out to be done only in part, and memories forgotten (another member committed, or
+    /// the offsets moved, or it expired).
+    public private(set) var lostRecordsSkipped = 0
+    public private(set) var lostRecordsResumed = 0
+    public private(set) var lostMemoriesForgotten = 0
 
     /// The weight of records completed on assigned partitions whose offsets are not committed.
     public private(set) var uncommittedWeight = 0
 
-    /// `firstGeneration`: the first assigned partition's generation (`KafkaConsumerConfiguration`).
-    public init(firstGeneration: UInt64 = 1) {
+    /// `firstGeneration`: the first assigned partition's generation (`KafkaConsumerConfiguration`);
+    /// `lostRetention`: how long what was finished on a lost partition is kept for its return.
+    public init(firstGeneration: UInt64 = 1, lostRetention: Duration = .seconds(600)) {
         self.nextGeneration = firstGeneration
+        self.lostRetention = lostRetention
     }
 
     /// Runs `body` on a partition's state in place. Reading a field through
@@ -77,26 +97,93 @@ public struct AssignmentState: Sendable {
     public mutating func assign(_ added: [TopicPartition]) {
         lastLookup = nil
         for topicPartition in added {
-            partitions[topicPartition] = Partition(generation: nextGeneration)
+            partitions[topicPartition] = Partition(generation: nextGeneration, resuming: lost[topicPartition] != nil)
             nextGeneration += 1
         }
     }
 
-    /// Takes a fetched record; nil means: drop it (partition unassigned or being revoked).
-    public mutating func take(_ topicPartition: TopicPartition, offset: Int64) -> RecordID? {
+    /// Takes a fetched record; nil means: drop it (partition unassigned or being revoked, or its
+    /// work finished before the partition was lost and came back: it is completed here). A
+    /// record done in part before such a loss comes with what its owner kept (`resumed`).
+    public mutating func take(
+        _ topicPartition: TopicPartition,
+        offset: Int64,
+        resumed: inout (any AnyObject & Sendable)?
+    ) -> RecordID? {
         guard let index = index(of: topicPartition) else { return nil }
         var forgotten = 0
+        var resuming = false
         let generation: UInt64? = inPlace(index) { partition in
             guard !partition.revoking else { return nil }
             if partition.tracker.take(offset) == .restarted {
                 // The fetch position was rewound: what was tracked is forgotten, weights included.
                 forgotten = Self.forgetWeights(&partition)
+                partition.fetchStart = nil
+                partition.committedOffset = nil
             }
+            if partition.fetchStart == nil { partition.fetchStart = offset }
+            resuming = partition.resuming
             return partition.generation
         }
         uncommittedWeight -= forgotten
         guard let generation else { return nil }
-        return RecordID(topic: topicPartition.topic, partition: topicPartition.partition, offset: offset, generation: generation)
+        let id = RecordID(topic: topicPartition.topic, partition: topicPartition.partition, offset: offset, generation: generation)
+        if resuming { return takeKept(id, resumed: &resumed) }
+        return id
+    }
+
+    /// `take(_:offset:resumed:)` for a caller that hands nothing kept on (tests).
+    public mutating func take(_ topicPartition: TopicPartition, offset: Int64) -> RecordID? {
+        var resumed: (any AnyObject & Sendable)?
+        return take(topicPartition, offset: offset, resumed: &resumed)
+    }
+
+    /// `take` on a partition that came back after a loss: the record is looked up in what was
+    /// kept of it.
+    private mutating func takeKept(_ id: RecordID, resumed: inout (any AnyObject & Sendable)?) -> RecordID? {
+        let topicPartition = id.topicPartition
+        guard var memory = lost.removeValue(forKey: topicPartition) else {
+            partitions[topicPartition]?.resuming = false
+            return id
+        }
+        lastLookup = nil
+        guard let refetched = memory.refetched(id.offset) else {
+            // Another member committed meanwhile, or the offsets moved: it owns that work.
+            lostMemoriesForgotten += 1
+            partitions[topicPartition]?.resuming = false
+            return id
+        }
+        if memory.isSpent(after: id.offset) {
+            partitions[topicPartition]?.resuming = false
+        } else {
+            lost[topicPartition] = memory
+        }
+        switch refetched {
+        case .again:
+            return id
+        case .resumable(let kept):
+            lostRecordsResumed += 1
+            resumed = kept
+            return id
+        case .completed(let weight):
+            // Its results are in Kafka already: completed at once, never handed out.
+            lostRecordsSkipped += 1
+            guard let index = partitions.index(forKey: topicPartition) else { return nil }
+            var newlyDirty = false
+            let result = inPlace(index) { partition in
+                let result = partition.tracker.complete(id.offset, weight: weight)
+                guard result != .ignored else { return result }
+                partition.completedWeight += weight
+                if case .advanced = result, !partition.isDirty {
+                    partition.isDirty = true
+                    newlyDirty = true
+                }
+                return result
+            }
+            if result != .ignored { uncommittedWeight += weight }
+            if newlyDirty { dirty.append(topicPartition) }
+            return nil
+        }
     }
 
     /// Starts work on a handed-out record: false when its partition is being revoked (or gone)
@@ -113,7 +200,10 @@ public struct AssignmentState: Sendable {
     /// Marks a started record completed, with its weight; true when a new offset became storable.
     public mutating func complete(_ id: RecordID, weight: Int = 1) -> Bool {
         let topicPartition = id.topicPartition
-        guard let index = index(of: topicPartition) else { return false }
+        guard let index = index(of: topicPartition) else {
+            lost[topicPartition]?.completedLate(id, weight: weight)
+            return false
+        }
         var newlyDirty = false
         let result: OffsetTracker.CompleteResult? = inPlace(index) { partition in
             guard partition.generation == id.generation else { return nil }
@@ -127,7 +217,12 @@ public struct AssignmentState: Sendable {
             }
             return result
         }
-        guard let result, result != .ignored else { return false }
+        guard let result else {
+            // A record of an earlier assignment: kept if that assignment was lost.
+            lost[topicPartition]?.completedLate(id, weight: weight)
+            return false
+        }
+        guard result != .ignored else { return false }
         uncommittedWeight += weight
         guard case .advanced = result else { return false }
         if newlyDirty { dirty.append(topicPartition) }
@@ -135,13 +230,18 @@ public struct AssignmentState: Sendable {
     }
 
     /// Gives up a started record without completing it: a revoke stops waiting for it, and the
-    /// offset never advances past it (the partition's next owner does it).
-    public mutating func abandon(_ id: RecordID) {
-        guard let index = index(of: id.topicPartition) else { return }
-        inPlace(index) { partition in
-            guard partition.generation == id.generation else { return }
-            partition.started = max(0, partition.started - 1)
+    /// offset never advances past it (the partition's next owner does it). `resumable`: what its
+    /// owner keeps to do only the rest of it, kept if the record's assignment was lost and handed
+    /// out with the record if the partition comes back to this member (`take`).
+    public mutating func abandon(_ id: RecordID, resumable: (any AnyObject & Sendable)? = nil) {
+        let current = index(of: id.topicPartition).map { index in
+            inPlace(index) { partition in
+                guard partition.generation == id.generation else { return false }
+                partition.started = max(0, partition.started - 1)
+                return true
+            }
         }
+        if current != true { lost[id.topicPartition]?.abandonedLate(id, resumable: resumable) }
     }
 
     /// The generations `subset`'s records were handed out under (`RecordID.generation`).
@@ -165,13 +265,65 @@ public struct AssignmentState: Sendable {
             while covered < partition.storeMarks.count && partition.storeMarks[covered].offset <= offset {
                 covered += 1
             }
-            guard covered > 0 else { continue }
+            partition.committedOffset = max(partition.committedOffset ?? offset, offset)
+            guard covered > 0 else {
+                partitions.values[index] = partition
+                continue
+            }
             let weight = partition.storeMarks[covered - 1].prefixWeight
             partition.storeMarks.removeFirst(covered)
             uncommittedWeight -= weight - partition.committedWeight
             partition.committedWeight = weight
             partitions.values[index] = partition
         }
+    }
+
+    /// Keeps what was finished of `topicPartition`, whose assignment (`state`) was lost at `now`,
+    /// with what an `earlier` loss kept of it and this assignment has not fetched again.
+    private mutating func keep(
+        _ state: Partition,
+        of topicPartition: TopicPartition,
+        earlier: LostPartition?,
+        now: ContinuousClock.Instant
+    ) {
+        guard let fetchStart = state.fetchStart, let lastTaken = state.tracker.lastTaken else {
+            // Nothing fetched under this assignment: what an earlier loss kept still holds.
+            if let earlier { lost[topicPartition] = earlier }
+            return
+        }
+        // The committed offset is the last one confirmed, or one this member asked for and had
+        // no answer about.
+        let resumeOffsets = [state.committedOffset ?? fetchStart] + state.storeMarks.map(\.offset)
+        var records: [Int64: LostPartition.Record] = [:]
+        for (offset, weight) in state.tracker.completedAboveStorable {
+            records[offset] = .completed(weight: weight)
+        }
+        let memory = LostPartition(
+            generation: state.generation,
+            resumeOffsets: resumeOffsets,
+            completedBelow: state.tracker.storableOffset ?? resumeOffsets[0],
+            lastTaken: lastTaken,
+            prefixWeight: state.tracker.prefixWeight - state.committedWeight,
+            records: records,
+            expires: now + lostRetention
+        )
+        lost[topicPartition] = earlier.map { $0.carried(into: memory) } ?? memory
+    }
+
+    /// Forgets what was kept of lost partitions that did not come back within `lostRetention`.
+    public mutating func forgetExpiredLost(now: ContinuousClock.Instant) {
+        guard !lost.isEmpty else { return }
+        for (topicPartition, memory) in lost where memory.expires <= now {
+            lost[topicPartition] = nil
+            lostMemoriesForgotten += 1
+            if let index = partitions.index(forKey: topicPartition) { partitions.values[index].resuming = false }
+        }
+    }
+
+    /// Lost partitions whose finished work is kept, and the records kept above their completed
+    /// prefixes.
+    public var lostKept: (partitions: Int, records: Int) {
+        (lost.count, lost.values.reduce(0) { $0 + $1.keptRecords })
     }
 
     /// Clears a partition's weights; returns the uncommitted weight it had.
@@ -214,12 +366,23 @@ public struct AssignmentState: Sendable {
     }
 
     /// Forgets `revoked` and returns their last storable offsets (for a final store and commit),
-    /// whether or not they were reported before. Later completions of their records are ignored.
-    public mutating func finishRevoke(_ revoked: [TopicPartition]) -> [(TopicPartition, Int64)] {
+    /// whether or not they were reported before. Later completions of their records are ignored,
+    /// unless the assignment was `lost` at `now`: then what was finished of each partition, and
+    /// what finishes later, is kept (`LostPartition`) for `lostRetention`, in case the partition
+    /// comes back to this member unchanged.
+    public mutating func finishRevoke(
+        _ revoked: [TopicPartition],
+        lost isLost: Bool = false,
+        now: ContinuousClock.Instant = .now
+    ) -> [(TopicPartition, Int64)] {
         var result: [(TopicPartition, Int64)] = []
         for topicPartition in revoked {
             guard var state = partitions.removeValue(forKey: topicPartition) else { continue }
             lastLookup = nil
+            let earlier = lost.removeValue(forKey: topicPartition)
+            if isLost {
+                keep(state, of: topicPartition, earlier: earlier, now: now)
+            }
             uncommittedWeight -= Self.forgetWeights(&state)
             if state.isDirty { dirty.removeAll { $0 == topicPartition } }
             if let offset = state.tracker.storableOffset {

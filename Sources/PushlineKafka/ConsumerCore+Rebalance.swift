@@ -9,8 +9,17 @@ extension ConsumerCore: RDKafkaRebalanceHandler {
         let cooperative = withMachine { $0.isCooperative(reported: rebalance.cooperative) }
         switch rebalance.kind {
         case .assign:
-            let (actions, owned) = withMachine { machine in
-                (machine.assigned(list, cooperative: cooperative, now: .now), machine.assignments.assignedCount)
+            let (actions, owned, lost) = withMachine { machine in
+                (
+                    machine.assigned(list, cooperative: cooperative, now: .now), machine.assignments.assignedCount,
+                    machine.assignments.lostKept.partitions
+                )
+            }
+            if lost > 0, !list.isEmpty {
+                logger.info(
+                    "rebalance: work finished on \(lost) lost partitions is kept; a partition back unchanged skips it",
+                    metadata: ["partitions": "\(list)"]
+                )
             }
             perform(actions)
             if list.isEmpty {
@@ -56,7 +65,14 @@ extension ConsumerCore: RDKafkaRebalanceHandler {
         let finish = machine.finishRevoke(list, lost: lost, cooperative: cooperative, drain: drain, unfinished: unfinished, now: .now)
         condition.unlock()
         if lost {
-            logger.warning("partitions lost (\(list)); not committing \(unfinished) in-flight records' offsets")
+            let kept = machine.assignments.lostKept
+            logger.warning(
+                "partitions lost (\(list)); not committing \(unfinished) in-flight records' offsets",
+                metadata: [
+                    "kept": "what was finished, for the partitions' return to this member",
+                    "kept_partitions": "\(kept.partitions)", "kept_records": "\(kept.records)",
+                ]
+            )
         } else if unfinished > 0 {
             logger.warning(
                 "revoke drain timed out with \(unfinished) records in flight; the next owner re-delivers them",

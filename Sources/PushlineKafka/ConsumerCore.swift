@@ -109,15 +109,26 @@ final class ConsumerCore: @unchecked Sendable {
         condition.unlock()
     }
 
-    func abandon(_ id: RecordID) {
+    func abandon(_ id: RecordID, resumable: (any AnyObject & Sendable)?) {
         condition.lock()
-        machine.abandon(id)
+        machine.abandon(id, resumable: resumable)
         if drainWaiting { condition.broadcast() }
         condition.unlock()
     }
 
     var uncommittedWeight: Int {
         withMachine { $0.assignments.uncommittedWeight }
+    }
+
+    var lostWork: LostWorkCounts {
+        withMachine { machine in
+            let assignments = machine.assignments
+            return LostWorkCounts(
+                skipped: assignments.lostRecordsSkipped,
+                resumed: assignments.lostRecordsResumed,
+                forgotten: assignments.lostMemoriesForgotten
+            )
+        }
     }
 
     /// The reader took `count` records of a lane.
@@ -246,7 +257,8 @@ final class ConsumerCore: @unchecked Sendable {
         // is: a record's fields are never copied between librdkafka and the pipeline.
         condition.lock()
         let priorityRecords = FetchedBatch.split(&pending) { record in
-            guard let (id, lane) = machine.take(record.id.topicPartition, offset: record.id.offset) else { return nil }
+            guard let (id, lane) = machine.take(record.id.topicPartition, offset: record.id.offset, resumed: &record.resumed)
+            else { return nil }
             record.id = id
             return lane
         }
@@ -280,7 +292,8 @@ extension ConsumerStateMachine.Settings {
             stalledJoinLimit: configuration.usesConsumerGroupProtocol ? .zero : configuration.stalledJoinLimit,
             cooperativeByConfiguration: configuration.usesConsumerGroupProtocol
                 || configuration.properties["partition.assignment.strategy"]?.contains("cooperative") == true,
-            firstGeneration: configuration.firstGeneration
+            firstGeneration: configuration.firstGeneration,
+            lostRetention: configuration.lostRetention
         )
     }
 }

@@ -77,7 +77,7 @@ extension ConsumerStateMachine {
         if !lost, unfinished > 0 {
             actions.append(.notifyRevoke(RevokeNotice(partitions: revoked, generations: drain.generations, stage: .givingUp)))
         }
-        let completed = assignments.finishRevoke(revoked)
+        let completed = assignments.finishRevoke(revoked, lost: lost, now: now)
         if !lost, !completed.isEmpty {
             actions.append(.storeOffsets(completed))
             if !failed { actions.append(.commit(completed, wait: true)) }
@@ -95,7 +95,7 @@ extension ConsumerStateMachine {
     /// completed offsets are not committed) and released.
     mutating func rebalanceFailed(cooperative: Bool, now: ContinuousClock.Instant) -> [ConsumerAction] {
         let all = assignments.assigned
-        _ = assignments.finishRevoke(all)
+        _ = assignments.finishRevoke(all, lost: true, now: now)
         for topicPartition in all { uncommitted[topicPartition] = nil }
         if phase == .running { joinPending = true }
         lastRebalance = ("lost \(all.count)", now)

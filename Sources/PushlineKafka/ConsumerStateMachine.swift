@@ -29,6 +29,8 @@ struct ConsumerStateMachine: Sendable {
         var cooperativeByConfiguration = false
         /// The first assigned partition's generation.
         var firstGeneration: UInt64 = 1
+        /// How long what was finished on a lost partition is kept for its return.
+        var lostRetention: Duration = .seconds(600)
     }
 
     /// Where the consumer is in its life.
@@ -114,7 +116,10 @@ struct ConsumerStateMachine: Sendable {
         self.settings = settings
         self.lastCommit = now
         self.stalledJoin = StalledJoin(bound: settings.stalledJoinLimit)
-        self.assignments = AssignmentState(firstGeneration: settings.firstGeneration)
+        self.assignments = AssignmentState(
+            firstGeneration: settings.firstGeneration,
+            lostRetention: settings.lostRetention
+        )
     }
 
     /// `phase` is `.running`: read for every record taken. A phase has a fixed layout (its one
@@ -133,10 +138,22 @@ struct ConsumerStateMachine: Sendable {
     // MARK: - Records
 
     /// A fetched record: its id and lane, or nil when it is dropped (its partition is not owned
-    /// or is being revoked, or the consumer is closing: the next owner gets it).
-    mutating func take(_ topicPartition: TopicPartition, offset: Int64) -> (id: RecordID, lane: ConsumerLane)? {
-        guard isRunning, let id = assignments.take(topicPartition, offset: offset) else { return nil }
+    /// or is being revoked, or the consumer is closing: the next owner gets it; or its work was
+    /// finished before its partition was lost and came back: `AssignmentState.take`). `resumed`:
+    /// what was kept of a record done in part before such a loss.
+    mutating func take(
+        _ topicPartition: TopicPartition,
+        offset: Int64,
+        resumed: inout (any AnyObject & Sendable)?
+    ) -> (id: RecordID, lane: ConsumerLane)? {
+        guard isRunning, let id = assignments.take(topicPartition, offset: offset, resumed: &resumed) else { return nil }
         return (id, lane(of: topicPartition.topic))
+    }
+
+    /// `take(_:offset:resumed:)` for a caller that hands nothing kept on (tests).
+    mutating func take(_ topicPartition: TopicPartition, offset: Int64) -> (id: RecordID, lane: ConsumerLane)? {
+        var resumed: (any AnyObject & Sendable)?
+        return take(topicPartition, offset: offset, resumed: &resumed)
     }
 
     /// Records of `lane` were handed to the reader.
@@ -171,8 +188,8 @@ struct ConsumerStateMachine: Sendable {
         _ = assignments.complete(id, weight: weight)
     }
 
-    mutating func abandon(_ id: RecordID) {
-        assignments.abandon(id)
+    mutating func abandon(_ id: RecordID, resumable: (any AnyObject & Sendable)?) {
+        assignments.abandon(id, resumable: resumable)
     }
 
     // MARK: - The poll loop
@@ -182,6 +199,7 @@ struct ConsumerStateMachine: Sendable {
     mutating func tick(_ observation: Observation) -> PollStep {
         let now = observation.now
         if let taken = observation.bulkTaken { bulkIdle = taken == 0 }
+        assignments.forgetExpiredLost(now: now)
         let room = settings.maxBufferedRecords - bulk.buffered
         bufferWaiting = room <= 0
         let bulkFullLong = bulk.observe(full: room <= 0, now: now, pauseAfter: settings.fullPauseAfter)

@@ -82,14 +82,21 @@ public final class KafkaConsumer: Sendable {
 
     /// Gives up a started record without completing it (its work was withdrawn): a revoke stops
     /// waiting for it, and its offset is never stored here, so the partition's next owner does it.
+    /// `resumable`: what the caller keeps to do only the rest of the record's work, when part of
+    /// it is done and in Kafka; if the record's assignment was lost and the partition comes back
+    /// to this consumer unchanged, the record is delivered again with it (`KafkaRecord.resumed`).
     /// Thread-safe and cheap (one lock).
-    public func abandon(_ id: RecordID) {
-        core.abandon(id)
+    public func abandon(_ id: RecordID, resumable: (any AnyObject & Sendable)? = nil) {
+        core.abandon(id, resumable: resumable)
     }
 
     /// The weight of completed records whose offsets are not committed yet, on assigned
     /// partitions: with the started records' own, what a crash now would make the group redo.
     public var uncommittedWeight: Int { core.uncommittedWeight }
+
+    /// What was kept of partitions whose assignment was lost did, since the start
+    /// (`KafkaConsumerConfiguration.lostRetention`).
+    public var lostWork: LostWorkCounts { core.lostWork }
 
     /// Pauses fetching on every assigned bulk partition (and those assigned later) until
     /// `resume()`; priority partitions keep fetching. Takes effect within `pollInterval`; the poll

@@ -46,6 +46,12 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
     /// deferred-topic consumer) start far apart, so that a revoke's `RevokeNotice.generations`
     /// name one consumer's work only.
     public var firstGeneration: UInt64
+    /// How long the consumer keeps what it finished on partitions whose assignment was lost (a
+    /// Kafka outage longer than `session.timeout.ms`), for their return to this member: a record
+    /// fetched again whose results were already in Kafka is completed without being handed out,
+    /// and one done in part comes with what was kept (`KafkaRecord.resumed`). docs/kafka.md,
+    /// "A lost assignment keeps finished work".
+    public var lostRetention: Duration
 
     public init(
         bootstrapServers: String,
@@ -61,7 +67,8 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
         commitInterval: Duration = .milliseconds(200),
         closeJoinWait: Duration = .seconds(15),
         stalledJoinLimit: Duration = .seconds(100),
-        firstGeneration: UInt64 = 1
+        firstGeneration: UInt64 = 1,
+        lostRetention: Duration = .seconds(600)
     ) {
         self.bootstrapServers = bootstrapServers
         self.groupID = groupID
@@ -77,6 +84,7 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
         self.closeJoinWait = closeJoinWait
         self.stalledJoinLimit = stalledJoinLimit
         self.firstGeneration = firstGeneration
+        self.lostRetention = lostRetention
     }
 
     /// Settings the offset and rebalance design relies on; users may repeat them, not change them.

@@ -20,6 +20,9 @@ public struct KafkaRecord: Sendable, Hashable {
     /// What the consumer's `KafkaRecordReader` read in the record; nil when it was not read
     /// (then the key, value and headers are the record's).
     public var reading: (any AnyObject & Sendable)?
+    /// What this consumer's owner kept of the record's work, done in part before its partition's
+    /// assignment was lost (`KafkaConsumer.abandon(_:resumable:)`); nil for every other record.
+    public var resumed: (any AnyObject & Sendable)?
 
     public init(id: RecordID, key: [UInt8]?, value: [UInt8], headers: [KafkaHeader], timestampMilliseconds: Int64?) {
         self.init(
@@ -49,11 +52,12 @@ public struct KafkaRecord: Sendable, Hashable {
         self.reading = reading
     }
 
-    /// Equal records have equal fields, and the same reading object (or none).
+    /// Equal records have equal fields, and the same reading and resumed objects (or none).
     public static func == (a: KafkaRecord, b: KafkaRecord) -> Bool {
         a.id == b.id && a.storage == b.storage && a.keyCount == b.keyCount && a.headers == b.headers
             && a.timestampMilliseconds == b.timestampMilliseconds
             && a.reading.map(ObjectIdentifier.init) == b.reading.map(ObjectIdentifier.init)
+            && a.resumed.map(ObjectIdentifier.init) == b.resumed.map(ObjectIdentifier.init)
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -63,6 +67,7 @@ public struct KafkaRecord: Sendable, Hashable {
         hasher.combine(headers)
         hasher.combine(timestampMilliseconds)
         hasher.combine(reading.map(ObjectIdentifier.init))
+        hasher.combine(resumed.map(ObjectIdentifier.init))
     }
 
     /// The key, without a copy; nil when the record has none.

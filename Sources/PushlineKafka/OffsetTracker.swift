@@ -50,6 +50,12 @@ public struct OffsetTracker: Sendable, Hashable {
     public var lastTaken: Int64? { offsets.last ?? lastTakenBeforeCompaction }
     private var lastTakenBeforeCompaction: Int64?
 
+    /// The records taken above the completed prefix that completed (ahead of one still in
+    /// flight), with their weights, in offset order.
+    public var completedAboveStorable: [(offset: Int64, weight: Int)] {
+        (head..<offsets.count).filter { done[$0] }.map { (offsets[$0], weights[$0]) }
+    }
+
     /// Takes the next record of the partition (in offset order).
     public mutating func take(_ offset: Int64) -> TakeResult {
         if let last = lastTaken, offset <= last {
