@@ -56,7 +56,7 @@ struct PipelineHarness {
             logger: logger,
             complete: { id, weight in released.complete([(id, weight)]) },
             completeAll: { records in released.complete(records) },
-            abandon: { id in released.abandon(id) },
+            abandon: { id, kept in released.abandon(id, resumable: kept) },
             parker: severalApps ? JobParker(publisher: publisher, topic: try producer.topic(Self.deferredTopic), metrics: [:]) : nil
         )
     }

@@ -1,5 +1,7 @@
 import PushlineAPNS
+import PushlineKafka
 import ServiceLifecycle
+import Synchronization
 
 /// Samples the worker's gauges every `interval` (notifications in flight, the producer's queue,
 /// each APNs pool's connections and hold), as a Service that stops on graceful shutdown. Gauges
@@ -14,6 +16,9 @@ final class GaugeSampler: Service, Sendable {
     private let uncommitted: @Sendable () -> Int
     /// Partitions this member owns now.
     private let assigned: @Sendable () -> Int
+    /// What the consumer's memory of lost partitions did so far, and what was counted of it.
+    private let lostWork: @Sendable () -> LostWorkCounts
+    private let lostWorkCounted = Mutex(LostWorkCounts())
     /// With several apps: each app's part of the window, and its gauges.
     private let apps: (window: AppWindow, metrics: [String: AppWindowMetrics])?
 
@@ -25,11 +30,13 @@ final class GaugeSampler: Service, Sendable {
         clients: [String: APNSClient],
         uncommitted: @escaping @Sendable () -> Int = { 0 },
         assigned: @escaping @Sendable () -> Int = { 0 },
+        lostWork: @escaping @Sendable () -> LostWorkCounts = { LostWorkCounts() },
         apps: (window: AppWindow, metrics: [String: AppWindowMetrics])? = nil
     ) {
         self.apps = apps
         self.uncommitted = uncommitted
         self.assigned = assigned
+        self.lostWork = lostWork
         self.interval = interval
         self.metrics = metrics
         self.gate = gate
@@ -45,6 +52,16 @@ final class GaugeSampler: Service, Sendable {
         metrics.inflight.record(gate.count)
         metrics.uncommitted.record(uncommitted())
         metrics.assignedPartitions.record(assigned())
+        let lost = lostWork()
+        let counted = lostWorkCounted.withLock { counted in
+            defer { counted = lost }
+            return counted
+        }
+        if lost != counted {
+            metrics.lostRecordsSkipped.increment(by: lost.skipped - counted.skipped)
+            metrics.lostRecordsResumed.increment(by: lost.resumed - counted.resumed)
+            metrics.lostPartitionsForgotten.increment(by: lost.forgotten - counted.forgotten)
+        }
         metrics.producerQueueDepth.record(publisher.queueDepth)
         for (name, client) in clients {
             metrics.observe(app: name, status: client.status())

@@ -47,7 +47,7 @@ final class JobPipeline: Sendable {
         wallClockMilliseconds: @escaping @Sendable () -> Int64 = WallClock.milliseconds,
         complete: @escaping @Sendable (RecordID, Int) -> Void,
         completeAll: @escaping @Sendable ([(id: RecordID, weight: Int)]) -> Void,
-        abandon: @escaping @Sendable (RecordID) -> Void = { _ in },
+        abandon: @escaping @Sendable (RecordID, ResumedJob?) -> Void = { _, _ in },
         parker: JobParker? = nil
     ) {
         self.decoder = decoder
@@ -83,6 +83,12 @@ final class JobPipeline: Sendable {
     }
 
     static func decode(_ record: KafkaRecord, with decoder: JobDecoder) -> DecodedRecord {
+        guard let kept = record.resumed as? ResumedJob else { return decodeWhole(record, with: decoder) }
+        return decodeWhole(record, with: decoder).resuming(kept)
+    }
+
+    /// `decode` without what a lost assignment kept of the record.
+    private static func decodeWhole(_ record: KafkaRecord, with decoder: JobDecoder) -> DecodedRecord {
         if let box = record.reading as? Job.Box {
             return DecodedRecord(record: record, job: .success(Job(box: box)))
         }
@@ -176,6 +182,7 @@ final class JobPipeline: Sendable {
                 lane: lane,
                 producedAt: decoded.pointee.record.timestampMilliseconds,
                 original: appLoads.isEmpty ? nil : decoded.pointee.original ?? decoded.pointee.record.value,
+                resumed: decoded.pointee.resumed,
                 pending: &pending,
                 groups: &groups,
                 runRemaining: runRemaining
@@ -205,6 +212,7 @@ final class JobPipeline: Sendable {
         lane: SendLane,
         producedAt: Int64?,
         original: [UInt8]?,
+        resumed: ResumedJob?,
         pending: inout PendingSubmissions,
         groups: inout JobGroupDrafts,
         runRemaining: Int
@@ -214,7 +222,7 @@ final class JobPipeline: Sendable {
         let count = job.recipientCount
         let options = sendOptions(for: job, lane: lane, group: id.generation)
         let expired = options.deadline.map { $0 <= .now } ?? false
-        if job.channelID == nil, !expired, count == 1, runRemaining > 0 {
+        if job.channelID == nil, !expired, count == 1, runRemaining > 0, resumed == nil {
             // A single-token job joins its app's group: no progress object of its own, and its
             // request batch is made with the group's (`seal`).
             let member = JobGroupMember(id: id, job: job, producedAt: producedAt)
@@ -255,6 +263,7 @@ final class JobPipeline: Sendable {
             shared: shared,
             requestIDs: batch?.ids,
             original: original,
+            resumedFrom: resumed,
             results: results
         )
         if expired {

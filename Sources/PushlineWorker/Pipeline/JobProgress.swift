@@ -39,6 +39,10 @@ final class JobProgress: ResultDelivery, APNSBatchObserver, @unchecked Sendable 
     /// The job record's bytes, kept in a worker with several apps, where a held app's job
     /// withdrawn in a revoke is parked instead of given up; nil otherwise.
     let original: [UInt8]?
+    /// What was kept of the job when an earlier run of it was given up with part of it done
+    /// (`ResumedJob`): this run sends the rest, and its `job_done` counts the whole job; nil for
+    /// a job run whole.
+    let resumedFrom: ResumedJob?
     /// The counts of the job's end and its tally: each event returns what happened, acted on here.
     private let countdown: JobCountdown
     /// Where the tokens' outcomes go (downstream: it publishes their records).
@@ -54,9 +58,11 @@ final class JobProgress: ResultDelivery, APNSBatchObserver, @unchecked Sendable 
         shared: JobRecordsContext,
         requestIDs: APNSIDBlock? = nil,
         original: [UInt8]? = nil,
+        resumedFrom: ResumedJob? = nil,
         results: JobResults
     ) {
         self.original = original
+        self.resumedFrom = resumedFrom
         let tokens = job.recipientCount
         self.id = id
         self.job = job
@@ -67,7 +73,7 @@ final class JobProgress: ResultDelivery, APNSBatchObserver, @unchecked Sendable 
         self.producedAt = producedAt
         self.shared = shared
         self.requestIDs = requestIDs
-        self.countdown = JobCountdown(tokens: tokens)
+        self.countdown = JobCountdown(tokens: tokens, carried: resumedFrom?.tally)
         self.results = results
         super.init(publisher: results.publisher, topic: results.topics.results.name)
     }
@@ -90,7 +96,11 @@ final class JobProgress: ResultDelivery, APNSBatchObserver, @unchecked Sendable 
         case nil:
             return nil
         case .summaryDue:
-            return FollowingRecord(topic: results.topics.results, key: job.id, summary: countdown.summary(for: job, source: source))
+            return FollowingRecord(
+                topic: results.topics.results,
+                key: job.id,
+                summary: countdown.summary(for: job, source: source, tokens: resumedFrom?.tokens)
+            )
         case .ended(let ending):
             end(ending)
             return nil
@@ -99,8 +109,17 @@ final class JobProgress: ResultDelivery, APNSBatchObserver, @unchecked Sendable 
 
     /// A token that will get no record here (its pool shut down first, or its work was withdrawn
     /// in a revoke): it leaves the in-flight count, and the job is never done (no `job_done`).
-    func tokenAbandoned(withdrawn: Bool = false) {
-        if let ending = countdown.tokenAbandoned(withdrawn: withdrawn) { end(ending) }
+    func tokenAbandoned(index: Int = 0, withdrawn: Bool = false) {
+        if let ending = countdown.tokenAbandoned(index: index, withdrawn: withdrawn) { end(ending) }
+    }
+
+    /// What the job keeps, once it ended abandoned, to do only the rest of its work if its
+    /// partition comes back to this worker after a lost assignment (`ResumedJob`); nil when it
+    /// is done again whole.
+    var resumable: ResumedJob? {
+        guard job.channelID == nil, let (unanswered, tally) = countdown.resumable else { return nil }
+        guard let resumedFrom else { return ResumedJob(unanswered: unanswered, tally: tally, tokens: weight) }
+        return resumedFrom.again(unanswered: unanswered, tally: tally)
     }
 
     /// The bytes to park the job with, once it ended abandoned: when every token was withdrawn

@@ -12,8 +12,9 @@ import PushlineKafka
 /// for a job whose records need no acknowledgement), and by `JobResults` for a rejected record.
 final class JobRelease: Sendable {
     /// A job's record is done with, with its weight (notifications): completed (`true`), or given
-    /// up uncompleted because its work was withdrawn (`false`). Either way it leaves the counts.
-    private let recordEnded: @Sendable (_ id: RecordID, _ weight: Int, _ completed: Bool) -> Void
+    /// up uncompleted because its work was withdrawn (`false`), with what it keeps to do only the
+    /// rest (`ResumedJob`). Either way it leaves the counts.
+    private let recordEnded: @Sendable (_ id: RecordID, _ weight: Int, _ completed: Bool, _ resumable: ResumedJob?) -> Void
     /// Records completed together (a group's), each with its weight: one call, one consumer lock.
     private let recordsCompleted: @Sendable (_ records: [(id: RecordID, weight: Int)]) -> Void
     let gate: InflightGate
@@ -28,7 +29,7 @@ final class JobRelease: Sendable {
         wallClockMilliseconds: @escaping @Sendable () -> Int64,
         complete: @escaping @Sendable (RecordID, Int) -> Void,
         completeAll: @escaping @Sendable ([(id: RecordID, weight: Int)]) -> Void,
-        abandon: @escaping @Sendable (RecordID) -> Void,
+        abandon: @escaping @Sendable (RecordID, ResumedJob?) -> Void,
         parker: JobParker? = nil
     ) {
         self.gate = gate
@@ -36,12 +37,12 @@ final class JobRelease: Sendable {
         self.metrics = metrics
         self.wallClockMilliseconds = wallClockMilliseconds
         self.recordsCompleted = completeAll
-        self.recordEnded = { id, weight, completed in
+        self.recordEnded = { id, weight, completed, resumable in
             if completed {
                 // Uncommitted all along: the consumer counts the weight from here until the commit.
                 complete(id, weight)
             } else {
-                abandon(id)
+                abandon(id, resumable)
             }
         }
     }
@@ -49,7 +50,7 @@ final class JobRelease: Sendable {
     /// A rejected record's result and dead-letter copy are both in Kafka, or a parked job's copy
     /// is in the deferred topic (`JobParker`): the record is completed.
     func recordReplaced(_ id: RecordID) {
-        recordEnded(id, 0, true)
+        recordEnded(id, 0, true, nil)
         gate.jobEnded(notifications: 0)
     }
 
@@ -90,7 +91,7 @@ final class JobRelease: Sendable {
                 resultAgeMilliseconds: progress.producedAt.map { wallClockMilliseconds() - $0 }
             )
         }
-        if parked == nil { recordEnded(progress.id, progress.weight, done) }
+        if parked == nil { recordEnded(progress.id, progress.weight, done, done ? nil : progress.resumable) }
         progress.shared.load?.inflight.subtract(progress.weight)
         // Its notifications leave the count when the job does: the consumer counts a completed
         // job's weight as uncommitted from here until the commit. A parked job stays among the
@@ -107,7 +108,7 @@ final class JobRelease: Sendable {
     /// A group's member was abandoned: its record is given up now (its partition's next owner does
     /// it), and its notification leaves the in-flight count.
     func memberAbandoned(_ id: RecordID, lane: SendLane) {
-        recordEnded(id, 1, false)
+        recordEnded(id, 1, false, nil)
         gate.jobEnded(notifications: 1, lane: lane)
     }
 

@@ -104,7 +104,7 @@ final class JobResults: Sendable {
             // The pool shut down before a final answer, or a revoke withdrew the token's request:
             // nothing is published, and the job is never completed, so the group's next owner
             // sends it again. The token leaves the in-flight count all the same.
-            progress.tokenAbandoned(withdrawn: outcome.noResponse == .withdrawn)
+            progress.tokenAbandoned(index: index, withdrawn: outcome.noResponse == .withdrawn)
             return
         }
         let now = outcomeClocks()

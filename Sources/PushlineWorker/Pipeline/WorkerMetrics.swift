@@ -25,6 +25,12 @@ final class WorkerMetrics: Sendable {
     let sendRate = Gauge(label: "pushline_send_rate")
     let uncommitted = Gauge(label: "pushline_uncommitted_notifications")
     let assignedPartitions = Gauge(label: "pushline_assigned_partitions")
+    /// Records of partitions lost and back (docs/kafka.md, "A lost assignment keeps finished
+    /// work"): skipped, their results in Kafka already; resumed, sent to their unanswered tokens
+    /// only; and memories of lost partitions forgotten.
+    let lostRecordsSkipped = Counter(label: "pushline_lost_records_total", dimensions: [("outcome", "skipped")])
+    let lostRecordsResumed = Counter(label: "pushline_lost_records_total", dimensions: [("outcome", "resumed")])
+    let lostPartitionsForgotten = Counter(label: "pushline_lost_partitions_forgotten_total")
 
     init() {}
 

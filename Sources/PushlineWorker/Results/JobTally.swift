@@ -89,12 +89,13 @@ struct JobTally: Sendable, Hashable {
         }
     }
 
-    /// The `job_done` record of `job` (read from `source`) after its last outcome.
-    func record(for job: Job, source: RecordSource) -> ResultRecord.JobDone {
+    /// The `job_done` record of `job` (read from `source`) after its last outcome; `tokens`: the
+    /// record's tokens when `job` holds only some of them (a resumed job, `ResumedJob`).
+    func record(for job: Job, source: RecordSource, tokens: Int? = nil) -> ResultRecord.JobDone {
         ResultRecord.JobDone(
             jobID: job.id,
             app: job.app,
-            recipients: job.channelID.map { .channel($0) } ?? .tokens(job.deviceTokens.count),
+            recipients: job.channelID.map { .channel($0) } ?? .tokens(tokens ?? job.deviceTokens.count),
             counts: counts.count < 2 ? counts : counts.sorted { ($0.status, $0.reason ?? "") < ($1.status, $1.reason ?? "") },
             attempts: attempts,
             heldMilliseconds: heldMilliseconds,

@@ -144,7 +144,7 @@ public struct Worker: Sendable {
             complete: { owner($0).complete($0, weight: $1) },
             // A group's records (the only ones completed together) come from one consumer.
             completeAll: { records in records.first.map { owner($0.id).complete(contentsOf: records) } },
-            abandon: { owner($0).abandon($0) },
+            abandon: { owner($0).abandon($0, resumable: $1) },
             parker: parker
         )
         let apps = appWindow.map { window in
@@ -157,6 +157,7 @@ public struct Worker: Sendable {
             clients: pools.clients,
             uncommitted: { gate.count + consumer.uncommittedWeight },
             assigned: { consumer.assignment.count },
+            lostWork: { consumer.lostWork },
             apps: appWindow.map { ($0, windowMetrics) }
         )
         let window = WindowController(
