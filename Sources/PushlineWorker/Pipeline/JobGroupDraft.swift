@@ -72,7 +72,7 @@ struct JobGroupDraft {
     /// Whether two jobs' requests share every header but `:path` and `apns-id` (and the body).
     static func sendAlike(_ a: Job, _ b: Job) -> Bool {
         a.topic == b.topic && a.pushType == b.pushType && a.priority == b.priority && a.expiration == b.expiration
-            && a.collapseID == b.collapseID
+            && a.requestCollapseID == b.requestCollapseID
     }
 
     /// One batch for a run of members alike: a lone member's is its job's own (its token bytes
@@ -101,7 +101,7 @@ struct JobGroupDraft {
             pushType: first.pushType,
             priority: first.priority,
             expiration: first.expiration,
-            collapseID: first.collapseID,
+            collapseID: first.requestCollapseID,
             payload: []
         )
         batch.payloads = payloads
