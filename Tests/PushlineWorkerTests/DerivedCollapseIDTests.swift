@@ -111,14 +111,15 @@ import Testing
         #expect(job.requestCollapseID == "pl-b30855e510446ac34706c5acafeedefd")
     }
 
-    /// Single-token jobs of one group, each with its own derived collapse id: no request of the
-    /// group goes with another member's (the members differ in it, so each run is one member),
-    /// while members that share an own collapse id still go as one batch.
+    /// Single-token jobs of one group, alike but for their collapse ids, each its own derived
+    /// one or a shared one of their own: they go as one batch, and each request carries its own
+    /// member's collapse id, never another's.
     @Test func aGroupsMembersEachSendTheirOwnDerivedCollapseID() throws {
         var draft = JobGroupDraft(app: "default")
         let extras = ["", "", #","collapse_id":"score""#, #","collapse_id":"score""#, "", ""]
+        let long = String(repeating: "g", count: 70)
         for (offset, extra) in extras.enumerated() {
-            let id = offset == 5 ? String(repeating: "g", count: 70) : "g-\(offset)"
+            let id = offset == 5 ? long : "g-\(offset)"
             let token = String(repeating: "0", count: 48) + String(format: "%016llx", offset)
             let text = #"{"id":"\#(id)","token":"\#(token)"\#(extra),"payload":{"aps":{"alert":"\#(offset)"}}}"#
             let job = try decoder.decode(Array(text.utf8)).get()
@@ -127,19 +128,27 @@ import Testing
         }
         let block = APNSIDGenerator(seed: 3).reserve(draft.members.count)
         let submissions = draft.submissions(ids: block, observer: Observer())
-        #expect(submissions.map(\.firstIndex) == [0, 1, 2, 4, 5])
-        #expect(
-            submissions.map(\.batch.collapseID) == [
-                "g-0", "g-1", "score", "g-4", DerivedCollapseID.of(jobID: String(repeating: "g", count: 70)),
-            ]
-        )
-        for submission in submissions {
-            for index in 0..<submission.batch.count {
-                let member = draft.members[submission.firstIndex + index]
-                #expect(submission.batch.tokens.token(at: index) == member.job.tokens[0])
-                #expect(submission.batch.collapseID == member.job.requestCollapseID)
-            }
+        #expect(submissions.map(\.firstIndex) == [0])
+        let batch = try #require(submissions.first?.batch)
+        #expect(batch.collapseID == nil && batch.prototype.collapseID == nil)
+        #expect(batch.collapseIDs == ["g-0", "g-1", "score", "score", "g-4", DerivedCollapseID.of(jobID: long)])
+        for index in 0..<batch.count {
+            #expect(batch.tokens.token(at: index) == draft.members[index].job.tokens[0])
         }
+        // Turned off, the same members share the prototype's collapse id where they can.
+        let off = JobDecoder(bundleIDs: ["default": "com.example.app"])
+        var plain = JobGroupDraft(app: "default")
+        for offset in 0..<3 {
+            let token = String(repeating: "0", count: 48) + String(format: "%016llx", offset)
+            let text = #"{"id":"p-\#(offset)","token":"\#(token)","payload":{}}"#
+            let recordID = RecordID(topic: "jobs", partition: 0, offset: Int64(offset), generation: 1)
+            plain.add(
+                JobGroupMember(id: recordID, job: try off.decode(Array(text.utf8)).get(), producedAt: nil),
+                options: APNSSendOptions()
+            )
+        }
+        let shared = plain.submissions(ids: APNSIDGenerator(seed: 4).reserve(3), observer: Observer())
+        #expect(shared.count == 1 && shared[0].batch.collapseIDs == nil && shared[0].batch.collapseID == nil)
     }
 
     final class Observer: APNSBatchObserver {
