@@ -26,6 +26,9 @@ final class RequestBatch: Sendable {
     /// Request `i`'s payload, for a shared batch whose payloads differ
     /// (`APNSNotificationBatch.payloads`); nil otherwise.
     private let payloads: [[UInt8]]?
+    /// Request `i`'s `apns-collapse-id`, for a shared batch whose collapse ids differ
+    /// (`APNSNotificationBatch.collapseIDs`; the prototype then has none); nil otherwise.
+    private let collapseIDs: [String?]?
     let options: APNSSendOptions
     let created: MonotonicInstant
     /// Hears each request's final outcome, once per index.
@@ -53,6 +56,7 @@ final class RequestBatch: Sendable {
         self.created = created
         self.completion = completion
         payloads = nil
+        collapseIDs = nil
         if let first = notifications.first, notifications.allSatisfy({ $0.payload == first.payload }) {
             sharedBody = first.payload
         } else {
@@ -74,6 +78,10 @@ final class RequestBatch: Sendable {
         precondition(batch.payloads.map { $0.count == batch.count } ?? true, "a payload per token, or one for all")
         payloads = batch.payloads
         sharedBody = batch.payloads == nil ? batch.payload : nil
+        precondition(batch.collapseIDs.map { $0.count == batch.count } ?? true, "a collapse id per token, or one for all")
+        // Both would send two `apns-collapse-id` fields.
+        precondition(batch.collapseIDs == nil || batch.collapseID == nil, "collapseIDs and collapseID both set")
+        collapseIDs = batch.collapseIDs
         self.options = options
         self.created = created
         self.completion = completion
@@ -87,6 +95,14 @@ final class RequestBatch: Sendable {
         if let sharedBody { return .bytes(sharedBody) }
         if let payloads { return .bytes(payloads[index]) }
         return .bytes(notifications[index].payload)
+    }
+
+    /// Request `index`'s own `apns-collapse-id`, written after the shared fields, when the batch
+    /// gives each request's (`APNSNotificationBatch.collapseIDs`); nil otherwise (a shared
+    /// batch's one collapse id is among its shared fields, a lone notification's in its own).
+    func ownCollapseID(at index: Int) -> String? {
+        guard let collapseIDs else { return nil }
+        return collapseIDs[index]
     }
 
     /// Tells whoever hears the batch that request `index` ended with `outcome`.

@@ -85,10 +85,11 @@ struct RequestWriter {
 
     /// Request `index`'s header block, in Apple's HPACK discipline (`APNSRequestHeaders`): the
     /// pseudo-headers (`:authority` and `:path` never indexed), the `authorization` field, the
-    /// regular fields before the id, the id, and those after it. Only `:path` and the id are the
-    /// request's own (for a shared batch, from its bytes: no string for either); every other
-    /// field is a constant field (`regular`, `SharedHeaderFields`), referenced rather than copied.
-    private static func writeHeaders(
+    /// regular fields before the id, the id, and those after it. Only `:path`, the id and, in a
+    /// batch that gives each request's, the collapse id are the request's own (for a shared
+    /// batch, from its bytes: no string for the first two); every other field is a constant
+    /// field (`regular`, `SharedHeaderFields`), referenced rather than copied.
+    static func writeHeaders(
         of batch: RequestBatch,
         index: Int,
         notification: APNSNotification?,
@@ -116,5 +117,10 @@ struct RequestWriter {
             }
         }
         if let trailing = regular.trailing { block.append(trailing) }
+        // A request's own collapse id (a run of single-token jobs whose collapse ids differ): the
+        // last field, as the rule orders it, indexed as the id is (`APNSRequestHeaders`).
+        if let collapseID = batch.ownCollapseID(at: index) {
+            block.append("apns-collapse-id", collapseID, neverIndex: regular.idNeverIndexed)
+        }
     }
 }

@@ -12,6 +12,9 @@ extension Job {
         var priority: APNSPriority
         var expiration: Int64?
         var collapseID: String?
+        /// The collapse id derived from `id` (`DerivedCollapseID`) when the job has none of its
+        /// own, is not a broadcast and duplicates collapse (`worker.collapse_duplicates`); else nil.
+        var derivedCollapseID: String?
         var payload: [UInt8]
         var deadlineMilliseconds: Int64?
         var meta: [UInt8]?

@@ -33,7 +33,7 @@ extension Job {
             pushType: pushType,
             priority: priority,
             expiration: expiration,
-            collapseID: collapseID,
+            collapseID: requestCollapseID,
             payload: payload
         )
     }

@@ -19,7 +19,12 @@ public struct Job: Sendable, Hashable {
 
     public var id: String {
         get { box.contents.id }
-        set { update { $0.id = newValue } }
+        set {
+            update {
+                $0.id = newValue
+                if $0.derivedCollapseID != nil { $0.derivedCollapseID = DerivedCollapseID.of(jobID: newValue) }
+            }
+        }
     }
     /// The device tokens' bytes, as the record gave them (no `String` per token).
     public var deviceTokens: APNSDeviceTokens {
@@ -34,7 +39,13 @@ public struct Job: Sendable, Hashable {
     /// The broadcast channel; nil for a job to device tokens.
     public var channelID: String? {
         get { box.contents.channelID }
-        set { update { $0.channelID = newValue } }
+        set {
+            update {
+                $0.channelID = newValue
+                // A broadcast never carries a collapse id (Apple refuses it).
+                if newValue != nil { $0.derivedCollapseID = nil }
+            }
+        }
     }
     public var app: String {
         get { box.contents.app }
@@ -57,9 +68,16 @@ public struct Job: Sendable, Hashable {
         get { box.contents.expiration }
         set { update { $0.expiration = newValue } }
     }
+    /// The job's own `collapse_id`.
     public var collapseID: String? {
         get { box.contents.collapseID }
         set { update { $0.collapseID = newValue } }
+    }
+    /// The `apns-collapse-id` the job's requests carry: its own `collapseID`, which always wins,
+    /// else the one derived from its id when it was made with `collapseDuplicates`
+    /// (`DerivedCollapseID`); nil for a broadcast.
+    public var requestCollapseID: String? {
+        box.contents.collapseID ?? box.contents.derivedCollapseID
     }
     public var payload: [UInt8] {
         get { box.contents.payload }
@@ -91,6 +109,8 @@ public struct Job: Sendable, Hashable {
         box.contents.hash(into: &hasher)
     }
 
+    /// `collapseDuplicates`: the job's requests carry a collapse id derived from `id` when it
+    /// has none of its own and is not a broadcast (`requestCollapseID`, `DerivedCollapseID`).
     public init(
         id: String,
         tokens: [String],
@@ -103,7 +123,8 @@ public struct Job: Sendable, Hashable {
         payload: [UInt8],
         deadlineMilliseconds: Int64? = nil,
         channelID: String? = nil,
-        meta: [UInt8]? = nil
+        meta: [UInt8]? = nil,
+        collapseDuplicates: Bool = false
     ) {
         self.init(
             id: id,
@@ -117,10 +138,13 @@ public struct Job: Sendable, Hashable {
             payload: payload,
             deadlineMilliseconds: deadlineMilliseconds,
             channelID: channelID,
-            meta: meta
+            meta: meta,
+            collapseDuplicates: collapseDuplicates
         )
     }
 
+    /// `collapseDuplicates`: the job's requests carry a collapse id derived from `id` when it
+    /// has none of its own and is not a broadcast (`requestCollapseID`, `DerivedCollapseID`).
     public init(
         id: String,
         deviceTokens: APNSDeviceTokens,
@@ -133,7 +157,8 @@ public struct Job: Sendable, Hashable {
         payload: [UInt8],
         deadlineMilliseconds: Int64? = nil,
         channelID: String? = nil,
-        meta: [UInt8]? = nil
+        meta: [UInt8]? = nil,
+        collapseDuplicates: Bool = false
     ) {
         box = Box(
             Contents(
@@ -146,6 +171,8 @@ public struct Job: Sendable, Hashable {
                 priority: priority,
                 expiration: expiration,
                 collapseID: collapseID,
+                derivedCollapseID: collapseDuplicates && collapseID == nil && channelID == nil
+                    ? DerivedCollapseID.of(jobID: id) : nil,
                 payload: payload,
                 deadlineMilliseconds: deadlineMilliseconds,
                 meta: meta

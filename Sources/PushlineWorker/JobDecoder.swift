@@ -21,12 +21,21 @@ public struct JobDecoder: Sendable {
     public var maxTokens: Int
     /// The most bytes a job's `meta` object may take, as written.
     public static let maxMetaBytes = 1024
+    /// Whether a job without a `collapse_id` is sent with one derived from its id
+    /// (`worker.collapse_duplicates`, which the worker passes; `Job.requestCollapseID`).
+    public var collapseDuplicates: Bool
 
-    public init(bundleIDs: [String: String], maxRecordBytes: Int = 1_000_000, maxTokens: Int = 10_000) {
+    public init(
+        bundleIDs: [String: String],
+        maxRecordBytes: Int = 1_000_000,
+        maxTokens: Int = 10_000,
+        collapseDuplicates: Bool = false
+    ) {
         self.bundleIDs = bundleIDs
         self.defaultBundleID = bundleIDs["default"]
         self.maxRecordBytes = maxRecordBytes
         self.maxTokens = maxTokens
+        self.collapseDuplicates = collapseDuplicates
     }
 
     public func decode(_ record: [UInt8]) -> Result<Job, JobRejection> {
@@ -237,7 +246,8 @@ public struct JobDecoder: Sendable {
             payload: payload,
             deadlineMilliseconds: deadline,
             channelID: channelID,
-            meta: meta
+            meta: meta,
+            collapseDuplicates: collapseDuplicates
         )
     }
 

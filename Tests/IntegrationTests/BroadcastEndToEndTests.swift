@@ -121,6 +121,8 @@ import Testing
             #expect(headers["apns-expiration"] == "0", "no expiration in the job: 0")
             #expect(headers["apns-request-id"]?.count == 36)
             #expect(headers["apns-topic"] == nil && headers["apns-id"] == nil)
+            // Apple refuses a collapse id on a broadcast: none derived (`worker.collapse_duplicates` is on).
+            #expect(headers["apns-collapse-id"] == nil)
         }
         #expect(broadcasts.first?["apns-priority"] == "5")
         #expect(broadcasts.last?["apns-priority"] == "10")

@@ -14,7 +14,8 @@ import Testing
         var values: [[UInt8]] = []
         var keys: [String?] = []
         // Per token: its job's payload length, collapse id and expiration. Every seventh job has a
-        // collapse id and every eleventh an expiration, so groups mix runs alike and apart.
+        // collapse id of its own, the others their derived one (their id, each its own), and every
+        // eleventh an expiration, so groups mix runs alike and apart.
         var expected: [String: (payloadBytes: Int, collapseID: String?, expiration: String?)] = [:]
         for job in 0..<count {
             let token = deviceToken(job: job, index: 0)
@@ -26,7 +27,8 @@ import Testing
             if let expiration { fields += #","expiration":\#(expiration)"# }
             values.append(Array("{\(fields),\"payload\":\(payload)}".utf8))
             keys.append("single-\(job)")
-            expected[token] = (payload.utf8.count, collapseID, expiration)
+            // A job without its own collapse id goes with its id (`worker.collapse_duplicates`).
+            expected[token] = (payload.utf8.count, collapseID ?? "single-\(job)", expiration)
         }
         _ = try await harness.produce(values, keys: keys)
         let worker = try harness.startWorker()

@@ -105,6 +105,49 @@ import Testing
         }
     }
 
+    /// A batch whose notifications each have their own collapse id, or none (a run of
+    /// single-token jobs, each with its own job's or the one derived from its id), and one
+    /// expiration for all: on the wire, each token's request carries its own, or none.
+    @Test func eachTokenOfABatchWithCollapseIDsSendsItsOwn() async throws {
+        let directory = try ProjectPaths.temporaryDirectory("collapse-ids")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let record = directory.appendingPathComponent("requests.jsonl").path
+        let count = 64
+        let fixture = try await MockFixture.start { configuration in
+            configuration.recordFile = record
+            configuration.maxStreams = 10
+        }
+        let client = try APNSClientTests().tokenClient(fixture, connections: 2)
+        client.start()
+        let collapseIDs: [String?] = (0..<count).map { $0 % 5 == 0 ? nil : $0 % 5 == 1 ? "score" : "job-\($0)" }
+        var batch = APNSNotificationBatch(
+            tokens: APNSDeviceTokens((0..<count).map(APNSClientTests.token)),
+            ids: APNSIDGenerator().reserve(count),
+            topic: MockFixture.bundleID,
+            expiration: 4_102_444_800,
+            payload: Array(#"{"aps":{"alert":"hello"}}"#.utf8)
+        )
+        batch.collapseIDs = collapseIDs
+        let done = Atomic<Int>(0)
+        client.send(batch) { _, outcome in
+            if outcome.status == 200 { done.wrappingAdd(1, ordering: .relaxed) }
+        }
+        try await waitUntil("\(count) notifications accepted", timeout: .seconds(60)) { done.load(ordering: .relaxed) >= count }
+        await client.shutdown()
+        try await fixture.stop()
+
+        let lines = try String(contentsOfFile: record, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == count)
+        for line in lines {
+            let request = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let token = try #require(request["token"] as? String)
+            let index = try #require(Int(token, radix: 16))
+            let headers = try #require(request["headers"] as? [String: String])
+            #expect(headers["apns-collapse-id"] == collapseIDs[index], "token \(index)")
+            #expect(headers["apns-expiration"] == "4102444800", "token \(index)")
+        }
+    }
+
     /// Many small batches in one hand-over (`send(contentsOf:)`, how the worker sends a run of
     /// single-token jobs): each batch's observer hears exactly its own indices, once each.
     @Test func batchesHandedOverTogetherEachTellTheirOwnObserver() async throws {

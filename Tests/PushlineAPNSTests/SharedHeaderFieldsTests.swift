@@ -130,10 +130,24 @@ import Testing
             pushType: pushType,
             priority: priorities[Int(random.next() % UInt64(priorities.count))],
             expiration: expiration,
-            collapseID: [nil, "score", "story 1", "c-\(number)"][Int(random.next() % 4)],
+            collapseID: collapseID(number: number, random: &random),
             apnsID: "id-\(number)",
             payload: []
         )
+    }
+
+    /// None, a value shared with other batches, or one of the batch's own as the worker sends a
+    /// job without one (`worker.collapse_duplicates`): its id, or its id's hash (`pl-` and 32 hex
+    /// digits), or an id of the longest length allowed.
+    static func collapseID(number: Int, random: inout SplitMix64) -> String? {
+        switch random.next() % 7 {
+        case 0, 1: nil
+        case 2: "score"
+        case 3: "story 1"
+        case 4: "c-\(number)"
+        case 5: "pl-" + String(String(repeating: String(UInt64(number) &* 0x9E37_79B9, radix: 16), count: 4).suffix(32))
+        default: String(repeating: "c", count: 64 - String(number).count) + String(number)
+        }
     }
 
     static func describe(_ field: HTTP2ConstantFields.Field) -> String {
@@ -146,7 +160,7 @@ import Testing
         let pushType = APNSPushType.allCases[Int(random.next() % UInt64(APNSPushType.allCases.count))]
         let priorities: [APNSPriority] = pushType == .background ? [.powerConsiderate, .low] : [.immediate, .powerConsiderate, .low]
         let expiration: Int64? = [nil, 0, 1_700_000_000, 2_000_000_000 + Int64(number)][Int(random.next() % 4)]
-        let collapseID: String? = [nil, "score", "story 1", "c-\(number)"][Int(random.next() % 4)]
+        let collapseID = collapseID(number: number, random: &random)
         let count = 1 + Int(random.next() % 3)
         let notifications = APNSNotificationBatch(
             tokens: APNSDeviceTokens((0..<count).map { _ in (0..<4).map { _ in String(random.next() | 1 << 63, radix: 16) }.joined() }),

@@ -10,7 +10,9 @@ import PushlineAPNSCore
 ///
 /// Jobs alternate between the shared path (constant groups around the id) and the one-by-one path
 /// (every regular field a field of its own). Groups change now and then and come back; a job's
-/// expiration and collapse id are its own, shared with other jobs, or absent; ids change on
+/// expiration and collapse id are its own, shared with other jobs, or absent, or, on the shared
+/// path, each request's own after the constant groups (a run of single-token jobs, each with the
+/// collapse id derived from its job's id: `APNSNotificationBatch.collapseIDs`); ids change on
 /// every request (or repeat now and then); the token rotates; the first request of a connection
 /// indexes its id, expiration and collapse id (Apple's rule).
 struct RandomRequestSequence {
@@ -42,6 +44,8 @@ struct RandomRequestSequence {
         var priority = "10"
         var expiration: String?
         var collapseID: String?
+        /// On the shared path: each request has its own collapse id (or none), `collapseID` is unused.
+        var collapseEach = false
     }
 
     init(seed: UInt64, firstJob: Int) {
@@ -75,7 +79,14 @@ struct RandomRequestSequence {
         let before = [("apns-push-type", job.pushType), ("apns-topic", job.topic), ("apns-priority", job.priority)]
         var after: [(String, String)] = []
         if let expiration = job.expiration { after.append(("apns-expiration", expiration)) }
-        if let collapseID = job.collapseID { after.append(("apns-collapse-id", collapseID)) }
+        // A request's own collapse id: its job's id (each request is a job of its own), its hash
+        // as the worker derives one, or none.
+        var ownCollapseID: String?
+        if job.shared && job.collapseEach {
+            ownCollapseID = chance(5) ? nil : chance(2) ? "pl-" + hex(bytes: 16) : "job-\(jobNumber)-\(job.remaining)"
+        } else if let collapseID = job.collapseID {
+            after.append(("apns-collapse-id", collapseID))
+        }
         guard job.shared else {
             for (name, value) in before { parts.append(.field(ReferenceField(name, value, neverIndex: true))) }
             parts.append(.field(ReferenceField("apns-id", id, neverIndex: !first)))
@@ -86,7 +97,7 @@ struct RandomRequestSequence {
         if leading?.values != leadingValues {
             leading = (leadingValues, HTTP2ConstantFields(before.map { ($0.0, $0.1, true) }))
         }
-        let trailingValues = [job.expiration, job.collapseID]
+        let trailingValues = [job.expiration, job.collapseEach ? nil : job.collapseID]
         if trailing?.values != trailingValues || trailing?.first != first {
             trailing = (trailingValues, first, after.isEmpty ? nil : HTTP2ConstantFields(after.map { ($0.0, $0.1, !first) }))
         }
@@ -95,6 +106,7 @@ struct RandomRequestSequence {
         if let fields = trailing!.fields {
             parts.append(.constants(fields, after.map { ReferenceField($0.0, $0.1, neverIndex: !first) }))
         }
+        if let ownCollapseID { parts.append(.field(ReferenceField("apns-collapse-id", ownCollapseID, neverIndex: !first))) }
         return parts
     }
 
@@ -104,6 +116,7 @@ struct RandomRequestSequence {
         jobNumber += 1
         job.remaining = 1 + Int(random.next() % 3 == 0 ? random.next() % 40 : random.next() % 4)
         job.shared = random.next() % 4 != 0
+        job.collapseEach = chance(4)
         if chance(2) { job.pushType = pick(["alert", "background", "voip", "liveactivity", "location"]) }
         if chance(3) { job.topic = pick(["com.example.app", "com.example.app.voip", "com.example.other"]) }
         if chance(2) { job.priority = pick(["10", "5", "1"]) }

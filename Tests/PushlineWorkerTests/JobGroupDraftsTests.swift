@@ -53,12 +53,14 @@ import Testing
         #expect(drafts.takeAll().isEmpty)
     }
 
-    /// Members alike go as one batch; a member whose headers or options differ starts another.
-    /// Whatever the split, request `i` of the group is member `i`'s token, payload and id `i`.
+    /// Members alike go as one batch; a member whose shared headers or options differ starts
+    /// another. Whatever the split, request `i` of the group is member `i`'s token, payload, id
+    /// `i` and collapse id (members alike but for it each send their own).
     @Test func membersAlikeShareABatchAndEachRequestIsItsMembersOwn() throws {
         let late = APNSSendOptions(deadline: .now.advanced(by: .seconds(60)), group: 1)
-        // Alike: 0-2; 3 has a collapse id; 4-5 alike again; 6 has other options; 7 its own push type.
-        let extras = ["", "", "", #","collapse_id":"c""#, "", "", "", #","push_type":"background""#]
+        // Alike: 0-2; 3 has an expiration; 4-5 alike again but for 5's collapse id; 6 has other
+        // options; 7 its own push type.
+        let extras = ["", "", "", #","expiration":1790000000"#, "", #","collapse_id":"c""#, "", #","push_type":"background""#]
         var draft = JobGroupDraft(app: "default")
         for (offset, extra) in extras.enumerated() {
             draft.add(try member(Int64(offset), app: "default", extra: extra), options: offset == 6 ? late : APNSSendOptions())
@@ -68,7 +70,9 @@ import Testing
         #expect(submissions.map(\.firstIndex) == [0, 3, 4, 6, 7])
         #expect(submissions.map(\.batch.count) == [3, 1, 2, 1, 1])
         #expect(submissions.map(\.options) == [APNSSendOptions(), APNSSendOptions(), APNSSendOptions(), late, APNSSendOptions()])
-        #expect(submissions[1].batch.collapseID == "c" && submissions[4].batch.pushType == .background)
+        #expect(submissions[1].batch.expiration == 1_790_000_000 && submissions[4].batch.pushType == .background)
+        #expect(submissions[2].batch.collapseIDs == [nil, "c"] && submissions[2].batch.collapseID == nil)
+        #expect(submissions.allSatisfy { $0.firstIndex == 4 || $0.batch.collapseIDs == nil }, "one collapse id for all: none each")
         for submission in submissions {
             let batch = submission.batch
             for index in 0..<batch.count {
@@ -76,6 +80,7 @@ import Testing
                 #expect(batch.tokens.token(at: index) == member.job.tokens[0])
                 #expect((batch.payloads?[index] ?? batch.payload) == member.job.payload)
                 #expect(batch.ids.id(at: index) == block.id(at: submission.firstIndex + index))
+                #expect((batch.collapseIDs?[index] ?? batch.collapseID) == member.job.requestCollapseID)
             }
             // A run of one sends its job's own payload; a longer run gives each one's.
             #expect((batch.payloads == nil) == (batch.count == 1))

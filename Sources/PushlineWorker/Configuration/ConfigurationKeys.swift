@@ -197,6 +197,12 @@ enum ConfigurationKeys {
             change: "to accept larger jobs (mind the broker's `message.max.bytes`)"
         ),
         Key(
+            "worker.collapse_duplicates",
+            .boolean(\.worker.collapseDuplicates),
+            "a job without `collapse_id` is sent with one derived from its `id`, so a redelivered job replaces its first copy on the device instead of showing twice; a job's own `collapse_id` always wins; broadcasts carry none ([records.md](records.md#the-derived-collapse-id))",
+            change: "`false` when jobs reuse one `id` for notifications that must all show"
+        ),
+        Key(
             "worker.allow_insecure_key_files",
             .boolean(\.worker.allowInsecureKeyFiles),
             "start even if a `.p8` is readable by group or others",

@@ -166,6 +166,9 @@ public struct PushlineConfiguration: Sendable, Hashable {
         public var maxJobBytes = 1_000_000
         /// Start even when a `.p8` key is readable by others (not recommended).
         public var allowInsecureKeyFiles = false
+        /// A job without a `collapse_id` is sent with one derived from its id, so a redelivered
+        /// copy replaces the first on the device (`DerivedCollapseID`).
+        public var collapseDuplicates = true
         public init() {}
     }
 

@@ -5,10 +5,12 @@ import PushlineAPNSCore
 /// (`JobGroupProgress`): the members and each one's send options, and, once sealed, the request
 /// batches that send them.
 ///
-/// Members alike in everything a request shares (topic, push type, priority, expiration,
-/// collapse id, send options) and next to each other go as one batch (`submissions`): one
-/// request batch, one header prototype and one id reservation for the run, where each job would
-/// make its own. Only their tokens, ids and payloads differ.
+/// Members alike in everything a request shares (topic, push type, priority, expiration, send
+/// options) and next to each other go as one batch (`submissions`): one request batch, one header
+/// prototype and one id reservation for the run, where each job would make its own. Only their
+/// tokens, ids, payloads and collapse ids differ: each member's collapse id (its own, or the one
+/// derived from its id, `Job.requestCollapseID`) goes with its own request only
+/// (`APNSNotificationBatch.collapseIDs`).
 struct JobGroupDraft {
     /// The most jobs in one group. A group completes its records together, once Kafka has every
     /// member's records, so a slow member (a token retried for seconds) holds back the others'
@@ -69,15 +71,15 @@ struct JobGroupDraft {
         return submissions
     }
 
-    /// Whether two jobs' requests share every header but `:path` and `apns-id` (and the body).
+    /// Whether two jobs' requests share every header but `:path`, `apns-id` and
+    /// `apns-collapse-id` (and the body).
     static func sendAlike(_ a: Job, _ b: Job) -> Bool {
         a.topic == b.topic && a.pushType == b.pushType && a.priority == b.priority && a.expiration == b.expiration
-            && a.collapseID == b.collapseID
     }
 
     /// One batch for a run of members alike: a lone member's is its job's own (its token bytes
-    /// and payload shared, not copied); a longer run's has their tokens in one buffer and each
-    /// one's payload.
+    /// and payload shared, not copied); a longer run's has their tokens in one buffer, each one's
+    /// payload, and their collapse id when they all have the same, else each one's.
     private static func batch(of run: Slice<UnsafeBufferPointer<JobGroupMember>>, ids: APNSIDBlock) -> APNSNotificationBatch {
         let base = run.base.baseAddress!
         let first = (base + run.startIndex).pointee.job
@@ -85,6 +87,9 @@ struct JobGroupDraft {
         var tokens = APNSDeviceTokens()
         var payloads: [[UInt8]] = []
         payloads.reserveCapacity(run.count)
+        let firstCollapseID = first.requestCollapseID
+        // Made at the first member whose collapse id differs: nothing when they all share one.
+        var collapseIDs: [String?]?
         // Through the buffer's address, as above: iterating the slice copied each member.
         for index in run.startIndex..<run.endIndex {
             let job = UnsafePointer(base + index).pointer(to: \.job)!
@@ -93,6 +98,13 @@ struct JobGroupDraft {
                 tokens.append(bytes: bytes)
             }
             payloads.append(job.pointee.payload)
+            let collapseID = job.pointee.requestCollapseID
+            if collapseIDs == nil, collapseID != firstCollapseID {
+                var each = [String?](repeating: firstCollapseID, count: index - run.startIndex)
+                each.reserveCapacity(run.count)
+                collapseIDs = each
+            }
+            collapseIDs?.append(collapseID)
         }
         var batch = APNSNotificationBatch(
             tokens: tokens,
@@ -101,10 +113,11 @@ struct JobGroupDraft {
             pushType: first.pushType,
             priority: first.priority,
             expiration: first.expiration,
-            collapseID: first.collapseID,
+            collapseID: collapseIDs == nil ? firstCollapseID : nil,
             payload: []
         )
         batch.payloads = payloads
+        batch.collapseIDs = collapseIDs
         return batch
     }
 }

@@ -47,7 +47,8 @@ public struct Worker: Sendable {
         let revokeDrainTimeout = min(shutdownTimeout, .seconds(20))
         let decoder = JobDecoder(
             bundleIDs: configuration.apps.mapValues(\.bundleID),
-            maxRecordBytes: configuration.worker.maxJobBytes
+            maxRecordBytes: configuration.worker.maxJobBytes,
+            collapseDuplicates: configuration.worker.collapseDuplicates
         )
         // Several apps share the window by app, and a job of an app that cannot take it parks on
         // the deferred topic (docs/kafka.md, "Apps kept apart"); one app has the window alone.
