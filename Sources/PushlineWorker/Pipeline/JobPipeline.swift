@@ -83,7 +83,8 @@ final class JobPipeline: Sendable {
     }
 
     static func decode(_ record: KafkaRecord, with decoder: JobDecoder) -> DecodedRecord {
-        guard let kept = record.resumed as? ResumedJob else { return decodeWhole(record, with: decoder) }
+        // Nil for every record but those a lost assignment kept: no cast on the hot path.
+        guard let resumed = record.resumed, let kept = resumed as? ResumedJob else { return decodeWhole(record, with: decoder) }
         return decodeWhole(record, with: decoder).resuming(kept)
     }
 
