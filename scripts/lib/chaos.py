@@ -645,6 +645,7 @@ def scenario_broker_outage(tokens, seconds=20, during_rebalance=False, handover=
                 "mid-run, a second worker takes over" if handover else "mid-run")
         row = verdict(f"broker unreachable for {seconds:g} s {when}", stack, counts,
                       f"{figures}; network cut by a proxy (memory storage)", committed=True, bound=bound, why=why)
+        row.update({"unanswered_at_cut": held, "inflight_at_cut": inflight, "uncommitted_at_cut": uncommitted})
         if handover and not took:
             row["verdict"] = "FAIL"
         return row
