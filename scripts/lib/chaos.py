@@ -157,8 +157,10 @@ class Stack(LocalStack):
     asked), the chaos topics, a signing key, the mock APNs on a port reserved for the whole
     scenario (so it can start late or restart), configurations and workers."""
 
-    def __init__(self, name, mock_flags, tokens, per_job=10, mock_running=True, partitions=4, proxy=False):
+    def __init__(self, name, mock_flags, tokens, per_job=10, mock_running=True, partitions=4, proxy=False, worker=None):
         self.name = name
+        # `worker`: settings of the workers' `worker` section beyond the chaos defaults.
+        self.worker_settings = dict(worker or {})
         self._statuses, self._ends, self._results_reader = {}, {}, None
         directory = os.path.join(RUN, name)
         subprocess.run(["rm", "-rf", directory])
@@ -196,7 +198,8 @@ class Stack(LocalStack):
             brokers=f"127.0.0.1:{self.client_port}",
             topics={"jobs_topic": "chaos.jobs", "results_topic": "chaos.results", "dead_letter_topic": "chaos.dlq"},
             log_level=os.environ.get("PUSHLINE_CHAOS_LOG_LEVEL", "info"),
-            overrides={"apns": {"request_timeout_ms": 3000}, "worker": {"shutdown_timeout_ms": shutdown_ms},
+            overrides={"apns": {"request_timeout_ms": 3000},
+                       "worker": {"shutdown_timeout_ms": shutdown_ms, **self.worker_settings},
                        "kafka": {"properties": dict(EXTRA_KAFKA)}})
 
     def campaign(self, tokens, per_job):
@@ -597,19 +600,23 @@ def scenario_lost_join(tokens):
 SESSION_S = int(CLIENT_PROPERTIES["session.timeout.ms"]) / 1000
 
 
-def scenario_broker_outage(tokens, seconds=20, during_rebalance=False, handover=False):
+def scenario_broker_outage(tokens, seconds=20, during_rebalance=False, handover=False, deep=False):
     """Every Kafka client of the run reaches the broker through a proxy that is cut for
     `seconds`: mid-campaign, or (`during_rebalance`) 0.5 s after a second worker subscribed, or
     (`handover`) mid-campaign with a second worker started 1 s into the cut, which joins when the
-    broker is back and takes partitions over from the first.
+    broker is back and takes partitions over from the first. `deep`: 100 tokens per job and a
+    window of 20,000 notifications with no queue-delay target, so the loss of the assignment
+    withdraws thousands of unsent notifications and gives jobs up half answered (the worker keeps
+    what they finished: `pushline_lost_records_total`, in the note).
 
     Bound: with one worker and a cut shorter than the session timeout the worker keeps its
     partitions, 0; longer, the same worker gets them back and should redo at most what it had
     unanswered at the cut (`unanswered`). Where a second member takes partitions, duplicates are
     allowed (the row needs every token's final record and every offset committed)."""
     name = (f"outage{'' if seconds == 20 and not during_rebalance and not handover else f'-{seconds:g}'}"
-            f"{'-rebalance' if during_rebalance else ''}{'-handover' if handover else ''}")
-    stack = Stack(name, SLOW, tokens, proxy=True)
+            f"{'-rebalance' if during_rebalance else ''}{'-handover' if handover else ''}{'-deep' if deep else ''}")
+    stack = Stack(name, SLOW, tokens, per_job=100 if deep else 10, proxy=True,
+                  worker={"max_inflight": 20000, "max_queue_ms": 0} if deep else None)
     try:
         worker = stack.start_worker()
         workers = [worker]
@@ -632,6 +639,12 @@ def scenario_broker_outage(tokens, seconds=20, during_rebalance=False, handover=
         counts = stack.wait_all()
         held, inflight, uncommitted = (sum(figures[i] for figures in at_cut) for i in range(3))
         figures = f"unanswered at cut {held} (in flight {inflight}, uncommitted {uncommitted})"
+        # What the workers' memory of lost partitions did (docs/kafka.md, "A lost assignment keeps
+        # finished work"): records skipped as finished, records resumed.
+        kept = [scrape(f"127.0.0.1:{member.metrics_port}") for member in workers]
+        figures += "; lost records skipped {:.0f}, resumed {:.0f}".format(
+            sum(total(m, 'pushline_lost_records_total{outcome="skipped"}') for m in kept),
+            sum(total(m, 'pushline_lost_records_total{outcome="resumed"}') for m in kept))
         if handover:
             took = log_has(workers[1], "rebalance: assigned")
             figures += "; the second worker took partitions" if took else "; the second worker took NO partition"
@@ -642,7 +655,8 @@ def scenario_broker_outage(tokens, seconds=20, during_rebalance=False, handover=
         else:
             bound, why = held, "unanswered at the cut"
         when = ("during a join's rebalance" if during_rebalance else
-                "mid-run, a second worker takes over" if handover else "mid-run")
+                "mid-run, a second worker takes over" if handover else
+                "mid-run, 100 tokens/job, a 20,000 window" if deep else "mid-run")
         row = verdict(f"broker unreachable for {seconds:g} s {when}", stack, counts,
                       f"{figures}; network cut by a proxy (memory storage)", committed=True, bound=bound, why=why)
         row.update({"unanswered_at_cut": held, "inflight_at_cut": inflight, "uncommitted_at_cut": uncommitted})
@@ -919,6 +933,7 @@ SCENARIOS = {
     "outage1.5xr": lambda tokens: scenario_broker_outage(tokens, 1.5 * SESSION_S, during_rebalance=True),
     "outage3xr": lambda tokens: scenario_broker_outage(tokens, 3 * SESSION_S, during_rebalance=True),
     "outage3x-handover": lambda tokens: scenario_broker_outage(tokens, 3 * SESSION_S, handover=True),
+    "outage-deep": lambda tokens: scenario_broker_outage(tokens, 20, deep=True),
     "mockchaos": scenario_mock_chaos,
     "mockcloses": scenario_mock_closes,
     "apnsdown": scenario_apns_down_at_start,
