@@ -66,16 +66,7 @@ import Testing
     /// alike): on the wire, each token's request carries its own payload (told apart by length)
     /// and id.
     @Test func eachTokenOfABatchWithPayloadsSendsItsOwn() async throws {
-        let directory = try ProjectPaths.temporaryDirectory("payloads")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let record = directory.appendingPathComponent("requests.jsonl").path
         let count = 64
-        let fixture = try await MockFixture.start { configuration in
-            configuration.recordFile = record
-            configuration.maxStreams = 10
-        }
-        let client = try APNSClientTests().tokenClient(fixture, connections: 2)
-        client.start()
         let ids = APNSIDGenerator().reserve(count)
         let payloads = (0..<count).map { Array(#"{"aps":{"alert":"\#(String(repeating: "x", count: $0))"}}"#.utf8) }
         var batch = APNSNotificationBatch(
@@ -85,21 +76,7 @@ import Testing
             payload: []
         )
         batch.payloads = payloads
-        let done = Atomic<Int>(0)
-        client.send(batch) { _, outcome in
-            if outcome.status == 200 { done.wrappingAdd(1, ordering: .relaxed) }
-        }
-        try await waitUntil("\(count) notifications accepted", timeout: .seconds(60)) { done.load(ordering: .relaxed) >= count }
-        await client.shutdown()
-        try await fixture.stop()
-
-        let lines = try String(contentsOfFile: record, encoding: .utf8).split(separator: "\n")
-        #expect(lines.count == count)
-        for line in lines {
-            let request = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            let token = try #require(request["token"] as? String)
-            let index = try #require(Int(token, radix: 16))
-            let headers = try #require(request["headers"] as? [String: String])
+        for (index, request, headers) in try await recordedRequests(of: batch, named: "payloads") {
             #expect(request["payload_bytes"] as? Int == payloads[index].count, "token \(index)")
             #expect(headers["apns-id"] == ids.id(at: index), "token \(index)")
         }
@@ -109,16 +86,7 @@ import Testing
     /// single-token jobs, each with its own job's or the one derived from its id), and one
     /// expiration for all: on the wire, each token's request carries its own, or none.
     @Test func eachTokenOfABatchWithCollapseIDsSendsItsOwn() async throws {
-        let directory = try ProjectPaths.temporaryDirectory("collapse-ids")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let record = directory.appendingPathComponent("requests.jsonl").path
         let count = 64
-        let fixture = try await MockFixture.start { configuration in
-            configuration.recordFile = record
-            configuration.maxStreams = 10
-        }
-        let client = try APNSClientTests().tokenClient(fixture, connections: 2)
-        client.start()
         let collapseIDs: [String?] = (0..<count).map { $0 % 5 == 0 ? nil : $0 % 5 == 1 ? "score" : "job-\($0)" }
         var batch = APNSNotificationBatch(
             tokens: APNSDeviceTokens((0..<count).map(APNSClientTests.token)),
@@ -128,6 +96,29 @@ import Testing
             payload: Array(#"{"aps":{"alert":"hello"}}"#.utf8)
         )
         batch.collapseIDs = collapseIDs
+        for (index, _, headers) in try await recordedRequests(of: batch, named: "collapse-ids") {
+            #expect(headers["apns-collapse-id"] == collapseIDs[index], "token \(index)")
+            #expect(headers["apns-expiration"] == "4102444800", "token \(index)")
+        }
+    }
+
+    /// Sends `batch` to a mock that records its requests (10 streams, 2 connections), waits until
+    /// every token is accepted, and returns each recorded request with its token's index and its
+    /// headers, one per token.
+    private func recordedRequests(
+        of batch: APNSNotificationBatch,
+        named name: String
+    ) async throws -> [(index: Int, request: [String: Any], headers: [String: String])] {
+        let directory = try ProjectPaths.temporaryDirectory(name)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let record = directory.appendingPathComponent("requests.jsonl").path
+        let count = batch.count
+        let fixture = try await MockFixture.start { configuration in
+            configuration.recordFile = record
+            configuration.maxStreams = 10
+        }
+        let client = try APNSClientTests().tokenClient(fixture, connections: 2)
+        client.start()
         let done = Atomic<Int>(0)
         client.send(batch) { _, outcome in
             if outcome.status == 200 { done.wrappingAdd(1, ordering: .relaxed) }
@@ -138,13 +129,12 @@ import Testing
 
         let lines = try String(contentsOfFile: record, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == count)
-        for line in lines {
+        return try lines.map { line in
             let request = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
             let token = try #require(request["token"] as? String)
             let index = try #require(Int(token, radix: 16))
             let headers = try #require(request["headers"] as? [String: String])
-            #expect(headers["apns-collapse-id"] == collapseIDs[index], "token \(index)")
-            #expect(headers["apns-expiration"] == "4102444800", "token \(index)")
+            return (index, request, headers)
         }
     }
 
