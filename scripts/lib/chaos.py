@@ -667,6 +667,14 @@ def scenario_broker_outage(tokens, seconds=20, during_rebalance=False, handover=
         stack.close()
 
 
+def resent_at_closes(stats):
+    """What the mock's stats say of its abrupt closes: at most closes x the most streams open on a
+    connection went unanswered and were resent (real APNs may have delivered them)."""
+    dropped = stats.get("abrupt_closes", 0) * stats.get("max_open_streams", 0)
+    return (f"{stats.get('abrupt_closes', '?')} abrupt closes x {stats.get('max_open_streams', '?')} streams: "
+            f"at most {dropped} requests unanswered and resent")
+
+
 def scenario_mock_chaos(tokens):
     """The mock's faults against one worker. Bound: 0 duplicate final records: the pool ends each
     token once and resends only requests without an answer (a GOAWAY's refused streams, an abrupt
@@ -680,11 +688,9 @@ def scenario_mock_chaos(tokens):
         stack.start_worker()
         counts = stack.wait_all()
         stats = stack.mock_stats()
-        dropped = stats.get("abrupt_closes", 0) * stats.get("max_open_streams", 0)
         return verdict("mock: 10% 503, 5% 429, jitter, GOAWAY/300, closes, limit drops", stack, counts,
-                       f"limit violations {stats.get('limit_violations', '?')}; {stats.get('abrupt_closes', '?')} abrupt "
-                       f"closes x {stats.get('max_open_streams', '?')} streams: at most {dropped} requests unanswered "
-                       f"and resent, {stats.get('goaways_sent', '?')} GOAWAYs",
+                       f"limit violations {stats.get('limit_violations', '?')}; {resent_at_closes(stats)}, "
+                       f"{stats.get('goaways_sent', '?')} GOAWAYs",
                        why="the pool resends only unanswered requests")
     finally:
         stack.close()
@@ -699,12 +705,8 @@ def scenario_mock_closes(tokens):
     try:
         stack.start_worker()
         counts = stack.wait_all()
-        stats = stack.mock_stats()
-        dropped = stats.get("abrupt_closes", 0) * stats.get("max_open_streams", 0)
         return verdict("mock: abrupt TCP close every 200 streams, 10 open", stack, counts,
-                       f"{stats.get('abrupt_closes', '?')} abrupt closes x {stats.get('max_open_streams', '?')} streams: "
-                       f"at most {dropped} requests unanswered and resent",
-                       why="the pool resends only unanswered requests")
+                       resent_at_closes(stack.mock_stats()), why="the pool resends only unanswered requests")
     finally:
         stack.close()
 
