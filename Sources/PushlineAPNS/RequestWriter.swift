@@ -61,12 +61,7 @@ struct RequestWriter {
         let tag = HTTP2StreamTag(object: batch, id: StreamTagging.id(request.id, index: index), value: sent)
         // A notification given alone: its own path and id (a shared batch's come from its bytes).
         let notification = batch.isShared ? nil : batch.notifications[index]
-        let regular =
-            if let notification {
-                sharedFields.fields(of: notification, in: batch, index: index, firstOnConnection: firstOnConnection)
-            } else {
-                sharedFields.fields(of: batch, firstOnConnection: firstOnConnection)
-            }
+        let regular = sharedFields.fields(ofRequest: index, in: batch, notification: notification, firstOnConnection: firstOnConnection)
         let pseudoHeaders = pseudoHeaders
         // The fields go straight from the immutable batch into the session's header block: no
         // header array, no request value, no copy of the notification.

@@ -55,6 +55,20 @@ struct SharedHeaderFields {
         var trailing: HTTP2ConstantFields?
     }
 
+    /// Request `index` of `batch`'s fields around its id: a notification given alone
+    /// (`notification`, nil for a shared batch) has its own, a shared batch's are the batch's.
+    mutating func fields(
+        ofRequest index: Int,
+        in batch: RequestBatch,
+        notification: APNSNotification?,
+        firstOnConnection: Bool
+    ) -> Fields {
+        if let notification {
+            return fields(of: notification, in: batch, index: index, firstOnConnection: firstOnConnection)
+        }
+        return fields(of: batch, firstOnConnection: firstOnConnection)
+    }
+
     /// The fields of a shared batch's requests around their ids.
     mutating func fields(of batch: RequestBatch, firstOnConnection: Bool) -> Fields {
         fields(of: batch.prototype!, in: batch, index: 0, firstOnConnection: firstOnConnection)

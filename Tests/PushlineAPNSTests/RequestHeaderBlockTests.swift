@@ -43,12 +43,7 @@ import Testing
             if batch.ownCollapseID(at: index) != nil { ownCollapseIDs += 1 }
             let first = random.next() % 500 == 0
             let notification = batch.isShared ? nil : batch.notifications[index]
-            let regular =
-                if let notification {
-                    shared.fields(of: notification, in: batch, index: index, firstOnConnection: first)
-                } else {
-                    shared.fields(of: batch, firstOnConnection: first)
-                }
+            let regular = shared.fields(ofRequest: index, in: batch, notification: notification, firstOnConnection: first)
             block.beginRequest()
             RequestWriter.writeHeaders(
                 of: batch,
