@@ -18,6 +18,17 @@ public struct APNSOutcome: Sendable, Hashable {
         /// Withdrawn before it was sent: its owner gave the work up (the worker: the job's Kafka
         /// partition went to another member, which sends it). Not final, like `shutdown`.
         case withdrawn
+        /// Never sent, or not sent again: its campaign (or job) was cancelled. Final.
+        case cancelled
+        /// Never sent: a dry run (the job's `dry_run`, or the worker's) validates and renders but
+        /// sends nothing. Final.
+        case dryRun = "dry_run"
+        /// Never sent: the token's personalised payload names a variable the token does not give
+        /// and the placeholder has no default. Final; the job's other tokens go out.
+        case missingVariable = "missing_variable"
+        /// Never sent: the token's personalised payload, rendered, is over APNs' size limit
+        /// (4096 bytes, 5120 for voip). Final; the job's other tokens go out.
+        case payloadTooLarge = "payload_too_large"
     }
 
     /// APNs' response, or nil when none was received.
@@ -50,7 +61,7 @@ public struct APNSOutcome: Sendable, Hashable {
     public var status: Int { response?.status ?? 0 }
 
     /// APNs' reason string, or the no-response reason (`timeout`, `connection`, `expired`,
-    /// `protocol_error`).
+    /// `protocol_error`, `cancelled`, `dry_run`, `missing_variable`, `payload_too_large`).
     public var reasonString: String? {
         if let response { return response.reason?.rawValue }
         return noResponse?.rawValue
@@ -60,7 +71,7 @@ public struct APNSOutcome: Sendable, Hashable {
         if let response { return APNSDisposition(response) }
         switch noResponse {
         case .expired, .shutdown, .withdrawn: return .retryable(.expired)
-        case .protocolError: return .permanent
+        case .protocolError, .cancelled, .dryRun, .missingVariable, .payloadTooLarge: return .permanent
         case .timeout, .connection, nil: return .retryable(.transport)
         }
     }
