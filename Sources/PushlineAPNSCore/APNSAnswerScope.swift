@@ -53,6 +53,7 @@ public enum APNSAnswerScope: Sendable, Hashable {
         .missingProviderToken: .systemic,
         .unrelatedKeyIdInToken: .systemic,
         .badEnvironmentKeyIdInToken: .systemic,
+        .badEnvironmentKeyInToken: .systemic,
         // 404, 405: the request line is wrong for every notification.
         .badPath: .systemic,
         .methodNotAllowed: .systemic,

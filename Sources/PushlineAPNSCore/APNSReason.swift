@@ -25,6 +25,9 @@ public enum APNSReason: Sendable, Hashable, CustomStringConvertible {
     case missingProviderToken
     case unrelatedKeyIdInToken
     case badEnvironmentKeyIdInToken
+    /// Not in Apple's table, but answered by APNs (seen in 2025; APNSwift knows it too) for a
+    /// token signed with a key of the other environment, like `badEnvironmentKeyIdInToken`.
+    case badEnvironmentKeyInToken
     case badPath
     case methodNotAllowed
     case unregistered
@@ -71,6 +74,8 @@ public enum APNSReason: Sendable, Hashable, CustomStringConvertible {
         (.missingProviderToken, "MissingProviderToken", 403),
         (.unrelatedKeyIdInToken, "UnrelatedKeyIdInToken", 403),
         (.badEnvironmentKeyIdInToken, "BadEnvironmentKeyIdInToken", 403),
+        // Seen from APNs, not in Apple's table (`badEnvironmentKeyInToken`).
+        (.badEnvironmentKeyInToken, "BadEnvironmentKeyInToken", 403),
         (.badPath, "BadPath", 404),
         (.methodNotAllowed, "MethodNotAllowed", 405),
         (.unregistered, "Unregistered", 410),
@@ -97,7 +102,8 @@ public enum APNSReason: Sendable, Hashable, CustomStringConvertible {
         uniqueKeysWithValues: known.map { ($0.1, $0.0) }
     )
 
-    /// Every reason APNs documents, with the status it comes with.
+    /// Every reason APNs documents (and `BadEnvironmentKeyInToken`, which it answers but does not
+    /// document), with the status it comes with.
     public static var documented: [(reason: APNSReason, status: Int)] {
         known.map { ($0.0, $0.2) }
     }

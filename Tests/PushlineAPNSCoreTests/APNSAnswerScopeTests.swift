@@ -24,7 +24,7 @@ import Testing
         let systemic: [APNSReason] = [
             .invalidProviderToken, .missingProviderToken, .expiredProviderToken, .badCertificate, .badCertificateEnvironment,
             .forbidden, .topicDisallowed, .badTopic, .tooManyProviderTokenUpdates, .unrelatedKeyIdInToken,
-            .badEnvironmentKeyIdInToken, .internalServerError, .serviceUnavailable, .shutdown,
+            .badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken, .internalServerError, .serviceUnavailable, .shutdown,
         ]
         for reason in systemic {
             #expect(APNSAnswerScope.of(status: reason.documentedStatus!, reason: reason) == .systemic, "\(reason)")

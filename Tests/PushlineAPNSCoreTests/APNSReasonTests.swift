@@ -7,7 +7,17 @@ import Testing
         for (reason, _) in APNSReason.documented {
             #expect(APNSReason(rawValue: reason.rawValue) == reason)
         }
-        #expect(APNSReason.documented.count == 41)
+        #expect(APNSReason.documented.count == 42)
+    }
+
+    @Test func theUndocumentedEnvironmentKeyReasonIsKnownAsAnAuthenticationRefusal() {
+        // APNs answers it (APNSwift met it in 2025) though Apple's table lists only
+        // BadEnvironmentKeyIdInToken: it is named, and about the key, not the notification.
+        let reason = APNSReason(rawValue: "BadEnvironmentKeyInToken")
+        #expect(reason == .badEnvironmentKeyInToken)
+        #expect(reason.documentedStatus == 403)
+        #expect(APNSAnswerScope.of(status: 403, reason: reason) == .systemic)
+        #expect(APNSDisposition(APNSResponse(status: 403, reason: reason)) == .permanent)
     }
 
     @Test func unknownReasonsAreKeptVerbatim() {

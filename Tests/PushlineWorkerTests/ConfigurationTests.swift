@@ -191,6 +191,12 @@ import Testing
         #expect(try await problems(config(environment: "sandbox", endpoint: "sandbox")) == [])
         #expect(try await problems(config(environment: "any", endpoint: "production")) == [])
         #expect(try await problems(config(environment: "production", endpoint: "127.0.0.1:2197")) == [])
+        // Apple's alternative port keeps the environment check, however it is written.
+        let alternative = try await problems(config(environment: "production", endpoint: "sandbox:2197"))
+        #expect(alternative.count == 1 && alternative[0].contains("apns.endpoint is sandbox"), "\(alternative)")
+        let spelled = try await problems(config(environment: "sandbox", endpoint: "api.push.apple.com:2197"))
+        #expect(spelled.count == 1 && spelled[0].contains("apns.endpoint is production"), "\(spelled)")
+        #expect(try await problems(config(environment: "production", endpoint: "production:2197")) == [])
         let typo = try await problems(config(environment: "prod", endpoint: "production"))
         #expect(typo == ["apps.default.auth.environment: 'prod', must be one of any, sandbox, production"])
     }

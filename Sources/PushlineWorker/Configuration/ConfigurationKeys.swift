@@ -73,8 +73,11 @@ enum ConfigurationKeys {
             "apns.endpoint",
             .string(\.apns.endpoint),
             rule: .endpoint(optional: false),
-            "`production` is api.push.apple.com:443, `sandbox` is api.sandbox.push.apple.com:443; `HOST:PORT` names another server",
-            change: "`sandbox` for development builds; `HOST:PORT` for `pushline mock-apns`"
+            "`production` is api.push.apple.com:443, `sandbox` is api.sandbox.push.apple.com:443; `production:2197` / "
+                + "`sandbox:2197` the same on Apple's alternative port (same trust store, environment check and `environment` in "
+                + "invalidations); `HOST:PORT` names another server",
+            change: "`sandbox` for development builds; `production:2197` where 443 is blocked outbound to Apple; "
+                + "`HOST:PORT` for `pushline mock-apns`"
         ),
         Key(
             "apns.channels_endpoint",

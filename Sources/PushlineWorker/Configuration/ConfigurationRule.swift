@@ -33,7 +33,10 @@ enum ConfigurationRule: Sendable {
         case .range(let range, _): "\(range.lowerBound)..\(range.upperBound)"
         case .atLeast(let minimum): "≥ \(minimum)"
         case .oneOf(let choices): choices.map { "`\($0)`" }.joined(separator: " \\| ")
-        case .endpoint(let optional): optional ? "`\"\"`, `production`, `sandbox` or HOST:PORT" : "`production`, `sandbox` or HOST:PORT"
+        case .endpoint(let optional):
+            optional
+                ? "`\"\"`, `production`, `sandbox` (`:2197` for Apple's alternative port) or HOST:PORT"
+                : "`production`, `sandbox` (`:2197` for Apple's alternative port) or HOST:PORT"
         case .hostPortOrOff: "HOST:PORT or `\"\"`"
         case .proxyOrEmpty: "`http://[user@]host:port` or `\"\"`"
         case .readableFileOrEmpty: "a readable file, or `\"\"`"

@@ -177,7 +177,9 @@ enum ConfigurationValidator {
 
     /// A HOST:PORT endpoint needs a CA to verify it (TLS is never switched off).
     private static func customEndpointProblems(_ endpoint: String, key: String, caFile: String) -> [String] {
-        guard HostPort(endpoint) != nil, caFile.isEmpty else { return [] }
+        // Apple's own hosts (`production:2197`, or `api.push.apple.com:2197` written out) are
+        // verified by the system trust store.
+        guard HostPort(endpoint) != nil, caFile.isEmpty, APNSEndpoint(endpoint)?.isApple != true else { return [] }
         return ["\(key): a custom endpoint ('\(endpoint)') needs apns.ca_file to verify it (TLS is never switched off)"]
     }
 
