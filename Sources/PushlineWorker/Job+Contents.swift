@@ -18,6 +18,8 @@ extension Job {
         var payload: [UInt8]
         var deadlineMilliseconds: Int64?
         var meta: [UInt8]?
+        /// A rehearsal: validated and rendered, nothing sent (`dry_run`, or `worker.dry_run`).
+        var dryRun = false
     }
 
     /// The one allocation a job's copies share; immutable.

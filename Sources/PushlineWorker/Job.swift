@@ -95,6 +95,14 @@ public struct Job: Sendable, Hashable {
         set { update { $0.meta = newValue } }
     }
 
+    /// A rehearsal (`dry_run`, or every job of a worker with `worker.dry_run`): the job is
+    /// decoded, validated and rendered like any other, and each token ends with `status 0,
+    /// reason "dry_run"` where its request would have gone to APNs (`JobPipeline.start`).
+    public var dryRun: Bool {
+        get { box.contents.dryRun }
+        set { update { $0.dryRun = newValue } }
+    }
+
     private mutating func update(_ change: (inout Contents) -> Void) {
         var contents = box.contents
         change(&contents)

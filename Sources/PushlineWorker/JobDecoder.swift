@@ -24,18 +24,23 @@ public struct JobDecoder: Sendable {
     /// Whether a job without a `collapse_id` is sent with one derived from its id
     /// (`worker.collapse_duplicates`, which the worker passes; `Job.requestCollapseID`).
     public var collapseDuplicates: Bool
+    /// Whether every job is a dry run, whatever its own `dry_run` says (`worker.dry_run`, which
+    /// the worker passes; `Job.dryRun`).
+    public var dryRun: Bool
 
     public init(
         bundleIDs: [String: String],
         maxRecordBytes: Int = 1_000_000,
         maxTokens: Int = 10_000,
-        collapseDuplicates: Bool = false
+        collapseDuplicates: Bool = false,
+        dryRun: Bool = false
     ) {
         self.bundleIDs = bundleIDs
         self.defaultBundleID = bundleIDs["default"]
         self.maxRecordBytes = maxRecordBytes
         self.maxTokens = maxTokens
         self.collapseDuplicates = collapseDuplicates
+        self.dryRun = dryRun
     }
 
     public func decode(_ record: [UInt8]) -> Result<Job, JobRejection> {
@@ -234,7 +239,9 @@ public struct JobDecoder: Sendable {
             deadline = parsed
         }
 
-        return Job(
+        let dryRun = try Self.decodeDryRun(bytes, fields) || self.dryRun
+
+        var job = Job(
             id: id,
             deviceTokens: tokens,
             app: app,
@@ -249,6 +256,17 @@ public struct JobDecoder: Sendable {
             meta: meta,
             collapseDuplicates: collapseDuplicates
         )
+        // Set only on a dry run: a normal job pays this branch and nothing else.
+        if dryRun { job.dryRun = true }
+        return job
+    }
+
+    /// The job's `dry_run`: `true` or `false`; absent or null is false.
+    private static func decodeDryRun(_ bytes: UnsafeBufferPointer<UInt8>, _ fields: JobFields) throws -> Bool {
+        guard let value = fields[.dryRun], value.kind != .null else { return false }
+        guard value.kind == .bool else { throw JobRejection(.invalidField, "dry_run: not a boolean (true or false)") }
+        // The scanner checked the literal: `true` or `false`, told apart by its first byte.
+        return bytes[value.range.lowerBound] == UInt8(ascii: "t")
     }
 
     /// The broadcast channel of a `channel_id` job; nil for a job to tokens. A job names a

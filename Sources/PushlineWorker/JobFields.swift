@@ -26,6 +26,7 @@ struct JobFields {
     private var payload: JSONScanner.Value?
     private var deadline: JSONScanner.Value?
     private var meta: JSONScanner.Value?
+    private var dryRun: JSONScanner.Value?
     private var otherKeys: [String] = []
     private var otherIndex: Set<String>?
     /// The first member that repeats.
@@ -51,6 +52,7 @@ struct JobFields {
         case pushType = "push_type"
         case expiration
         case collapseID = "collapse_id"
+        case dryRun = "dry_run"
 
         /// A key written without escapes, matched on its bytes (no `String` made): by length
         /// first, then the few names of that length. Every member of every job comes through here.
@@ -62,7 +64,7 @@ struct JobFields {
             case 4: slot = Self.meta.matches(name)
             case 5: slot = Self.token.matches(name) ?? Self.topic.matches(name)
             case 6: slot = Self.tokens.matches(name)
-            case 7: slot = Self.payload.matches(name)
+            case 7: slot = Self.payload.matches(name) ?? Self.dryRun.matches(name)
             case 8: slot = Self.priority.matches(name) ?? Self.deadline.matches(name)
             case 9: slot = Self.pushType.matches(name)
             case 10: slot = Self.channelID.matches(name) ?? Self.expiration.matches(name)
@@ -111,6 +113,7 @@ struct JobFields {
             case .payload: payload
             case .deadline: deadline
             case .meta: meta
+            case .dryRun: dryRun
             }
         }
         set {
@@ -128,6 +131,7 @@ struct JobFields {
             case .payload: payload = newValue
             case .deadline: deadline = newValue
             case .meta: meta = newValue
+            case .dryRun: dryRun = newValue
             }
         }
     }
