@@ -215,6 +215,12 @@ enum ConfigurationKeys {
             change: "`false` when jobs reuse one `id` for notifications that must all show"
         ),
         Key(
+            "worker.dry_run",
+            .boolean(\.worker.dryRun),
+            "every job is a dry run, as if it said `\"dry_run\": true`: decoded, validated and rendered, and each token ends with `status 0, reason \"dry_run\"` and no request; the APNs pools still start and connect ([records.md](records.md#dry-runs))",
+            change: "`true` for a worker that rehearses campaigns, e.g. on a topic of its own"
+        ),
+        Key(
             "worker.allow_insecure_key_files",
             .boolean(\.worker.allowInsecureKeyFiles),
             "start even if a `.p8` is readable by group or others",

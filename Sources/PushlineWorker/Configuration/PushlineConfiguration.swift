@@ -171,6 +171,8 @@ public struct PushlineConfiguration: Sendable, Hashable {
         /// A job without a `collapse_id` is sent with one derived from its id, so a redelivered
         /// copy replaces the first on the device (`DerivedCollapseID`).
         public var collapseDuplicates = true
+        /// Every job is a dry run (`Job.dryRun`): validated and rendered, nothing sent.
+        public var dryRun = false
         public init() {}
     }
 

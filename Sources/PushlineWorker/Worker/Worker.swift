@@ -48,8 +48,15 @@ public struct Worker: Sendable {
         let decoder = JobDecoder(
             bundleIDs: configuration.apps.mapValues(\.bundleID),
             maxRecordBytes: configuration.worker.maxJobBytes,
-            collapseDuplicates: configuration.worker.collapseDuplicates
+            collapseDuplicates: configuration.worker.collapseDuplicates,
+            dryRun: configuration.worker.dryRun
         )
+        if configuration.worker.dryRun {
+            logger.warning(
+                "worker.dry_run is on: nothing will be sent to APNs; every job's tokens end with status 0, reason dry_run",
+                metadata: ["topic": "\(kafka.jobsTopic)", "group": "\(kafka.groupID)"]
+            )
+        }
         // Several apps share the window by app, and a job of an app that cannot take it parks on
         // the deferred topic (docs/kafka.md, "Apps kept apart"); one app has the window alone.
         let severalApps = configuration.apps.count > 1
