@@ -23,7 +23,8 @@ struct PipelineHarness {
     /// `runs`: the fake client answers inside a run of outcomes (the worker's way), or one by one.
     /// `severalApps`: a second app is configured, so jobs keep their bytes and a held app's
     /// withdrawn jobs are parked on `deferredTopic`.
-    init(runs: Bool = true, severalApps: Bool = false) throws {
+    /// `dryRun`: every job is a dry run (`worker.dry_run`).
+    init(runs: Bool = true, severalApps: Bool = false, dryRun: Bool = false) throws {
         var logger = Logger(label: "pipeline-test")
         logger.logLevel = .critical
         let producer = try FakeProducer()
@@ -40,7 +41,8 @@ struct PipelineHarness {
         self.gate = gate
         self.pipeline = JobPipeline(
             decoder: JobDecoder(
-                bundleIDs: severalApps ? [Self.app: "com.example.app", "other": "com.example.other"] : [Self.app: "com.example.app"]
+                bundleIDs: severalApps ? [Self.app: "com.example.app", "other": "com.example.other"] : [Self.app: "com.example.app"],
+                dryRun: dryRun
             ),
             clients: severalApps ? [Self.app: sender, "other": FakeSender(outcomeScope: nil)] : [Self.app: sender],
             publisher: publisher,

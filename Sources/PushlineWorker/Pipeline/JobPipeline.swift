@@ -201,8 +201,8 @@ final class JobPipeline: Sendable {
 
     // MARK: Jobs
 
-    /// Starts a decoded job: an expired one ends at once, a broadcast is sent, and a
-    /// device-token job's batch joins `pending` (a single-token job's through its app's group in
+    /// Starts a decoded job: an expired one ends at once, a dry run ends where it would be sent
+    /// (`rehearsed`), a broadcast is sent, and a device-token job's batch joins `pending` (a single-token job's through its app's group in
     /// `groups`). `runRemaining`: the run's records from this one on, or 0 when the run makes no
     /// groups.
     private func start(
@@ -223,7 +223,10 @@ final class JobPipeline: Sendable {
         let count = job.recipientCount
         let options = sendOptions(for: job, lane: lane, group: id.generation)
         let expired = options.deadline.map { $0 <= .now } ?? false
-        if job.channelID == nil, !expired, count == 1, runRemaining > 0, resumed == nil {
+        // A dry run's tokens end at the hand-over to APNs (below), each with its own record: a
+        // single-token one is a job of its own, like an expired one.
+        let dryRun = job.dryRun
+        if job.channelID == nil, !expired, !dryRun, count == 1, runRemaining > 0, resumed == nil {
             // A single-token job joins its app's group: no progress object of its own, and its
             // request batch is made with the group's (`seal`).
             let member = JobGroupMember(id: id, job: job, producedAt: producedAt)
@@ -275,13 +278,28 @@ final class JobPipeline: Sendable {
         guard let batch else {
             // A broadcast: one notification.
             let sent = job.broadcastNotifications(bundleID: decoder.bundleIDs[job.app] ?? "", ids: ids)
+            if dryRun {
+                rehearsed(progress, count: count)
+                return
+            }
             client(of: job.app).send(sent, options: options) { [results] index, outcome in
                 results.finish(progress, index: index, apnsID: .text(sent[index].apnsID), outcome: outcome)
             }
             return
         }
+        if dryRun {
+            rehearsed(progress, count: count)
+            return
+        }
         // The progress hears each token's outcome (`tokenEnded`): no closure per job.
         pending.add(APNSBatchSubmission(batch: batch, options: options, observer: progress), app: job.app)
+    }
+
+    /// A dry run's notifications, where they would have been handed to APNs: decoded, validated,
+    /// rendered, not expired, and not ended otherwise; every token ends `status 0, reason
+    /// "dry_run"`, with no request, no stream and no place in the pool's queue.
+    private func rehearsed(_ progress: JobProgress, count: Int) {
+        results.unsent(progress, indices: 0..<count, reason: .dryRun)
     }
 
     /// The job's deadline and the last moment a retry may start, as monotonic instants; `group`
