@@ -39,7 +39,8 @@ import Testing
     }
 
     /// Checks that each of `jobs` published one delivery per token with `status 0, reason
-    /// "dry_run"` (nothing sent: no attempt, no apns-id) and one `job_done` counting them all.
+    /// "dry_run"` (nothing sent: no attempt, no apns-id) and one `job_done` counting them all, with
+    /// no attempt and no first send.
     static func expectRehearsed(_ jobs: [(id: String, value: [UInt8], count: Int)], in results: [ReadRecord]) {
         let deliveries = Dictionary(grouping: Self.records(results, type: "delivery")) { $0["job_id"] as? String ?? "" }
         let done = Dictionary(grouping: Self.records(results, type: "job_done")) { $0["job_id"] as? String ?? "" }
@@ -56,6 +57,8 @@ import Testing
             let summary = done[job.id, default: []]
             #expect(summary.count == 1, "\(job.id): one job_done")
             #expect(summary.first?["counts"] as? [String: Int] == ["0 dry_run": job.count], "\(job.id): \(summary)")
+            // Nothing was sent: no attempt, no first send.
+            #expect(summary.first?["attempts"] as? Int == 0 && summary.first?["first_sent"] is NSNull, "\(job.id): \(summary)")
         }
     }
 
