@@ -252,6 +252,20 @@ public final class APNSClient: Sendable {
         return actions.finishes.count
     }
 
+    /// Ends the work `filter` picks that has not gone out (queued in either lane, held, waiting
+    /// for pacing, waiting out a retry backoff) at once as `cancelled`, a final outcome; requests
+    /// on the wire end with their answers, and any of them `filter` picks that would go again
+    /// ends `cancelled` then (the pool keeps the latest filter for that). Costs one pass over
+    /// the waiting requests, under the pool's lock; nothing per request sent. Returns how many
+    /// ended now.
+    @discardableResult
+    public func cancel(where filter: @escaping APNSCancelFilter) -> Int {
+        let now = MonotonicInstant.now
+        let actions = machine.withLock { $0.cancel(where: filter, now: now) }
+        perform(actions)
+        return actions.finishes.count
+    }
+
     // MARK: Status
 
     /// A connection's state for metrics and readiness.
