@@ -176,6 +176,15 @@ public final class APNSClient: Sendable {
         submit(RequestBatch(notifications: notifications, options: options, created: .now, completion: .closure(completion)))
     }
 
+    /// Sends many notifications in one hand-over; `observer` hears each one's final outcome (as
+    /// its index in `notifications`), and is what `cancel(where:)` sees of them.
+    public func send(_ notifications: [APNSNotification], options: APNSSendOptions = APNSSendOptions(), observer: any APNSBatchObserver) {
+        guard !notifications.isEmpty else { return }
+        submit(
+            RequestBatch(notifications: notifications, options: options, created: .now, completion: .observer(observer, firstIndex: 0))
+        )
+    }
+
     /// Sends the notifications of `batch` (one per token, sharing everything else) in one
     /// hand-over, with no object or string per notification: requests are (batch, index), and
     /// each header block is written from the batch's bytes. `completion` is called once per
@@ -248,6 +257,20 @@ public final class APNSClient: Sendable {
     public func withdraw(groups: [UInt64], onlyWhileHeld: Bool = false) -> Int {
         let now = MonotonicInstant.now
         let actions = machine.withLock { $0.withdraw(groups: groups, onlyWhileHeld: onlyWhileHeld, now: now) }
+        perform(actions)
+        return actions.finishes.count
+    }
+
+    /// Ends the work `filter` picks that has not gone out (queued in either lane, held, waiting
+    /// for pacing, waiting out a retry backoff) at once as `cancelled`, a final outcome; requests
+    /// on the wire end with their answers, and any of them `filter` picks that would go again
+    /// ends `cancelled` then (the pool keeps the latest filter for that). Costs one pass over
+    /// the waiting requests, under the pool's lock; nothing per request sent. Returns how many
+    /// ended now.
+    @discardableResult
+    public func cancel(where filter: @escaping APNSCancelFilter) -> Int {
+        let now = MonotonicInstant.now
+        let actions = machine.withLock { $0.cancel(where: filter, now: now) }
         perform(actions)
         return actions.finishes.count
     }

@@ -20,6 +20,8 @@ extension Job {
         var meta: [UInt8]?
         /// A rehearsal: validated and rendered, nothing sent (`dry_run`, or `worker.dry_run`).
         var dryRun = false
+        /// The sender's `campaign` (1...128 bytes), which a cancel may name; nil when none.
+        var campaign: String?
     }
 
     /// The one allocation a job's copies share; immutable.

@@ -103,6 +103,13 @@ public struct Job: Sendable, Hashable {
         set { update { $0.dryRun = newValue } }
     }
 
+    /// The sender's `campaign` (1...128 bytes): echoed in every record of the job, and what a
+    /// cancel of the campaign names (`Cancellations`). Nil when the job has none.
+    public var campaign: String? {
+        get { box.contents.campaign }
+        set { update { $0.campaign = newValue } }
+    }
+
     private mutating func update(_ change: (inout Contents) -> Void) {
         var contents = box.contents
         change(&contents)
@@ -132,6 +139,7 @@ public struct Job: Sendable, Hashable {
         deadlineMilliseconds: Int64? = nil,
         channelID: String? = nil,
         meta: [UInt8]? = nil,
+        campaign: String? = nil,
         collapseDuplicates: Bool = false
     ) {
         self.init(
@@ -147,6 +155,7 @@ public struct Job: Sendable, Hashable {
             deadlineMilliseconds: deadlineMilliseconds,
             channelID: channelID,
             meta: meta,
+            campaign: campaign,
             collapseDuplicates: collapseDuplicates
         )
     }
@@ -166,6 +175,7 @@ public struct Job: Sendable, Hashable {
         deadlineMilliseconds: Int64? = nil,
         channelID: String? = nil,
         meta: [UInt8]? = nil,
+        campaign: String? = nil,
         collapseDuplicates: Bool = false
     ) {
         box = Box(
@@ -183,7 +193,8 @@ public struct Job: Sendable, Hashable {
                     ? DerivedCollapseID.of(jobID: id) : nil,
                 payload: payload,
                 deadlineMilliseconds: deadlineMilliseconds,
-                meta: meta
+                meta: meta,
+                campaign: campaign
             )
         )
     }

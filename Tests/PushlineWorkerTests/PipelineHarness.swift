@@ -24,7 +24,7 @@ struct PipelineHarness {
     /// `severalApps`: a second app is configured, so jobs keep their bytes and a held app's
     /// withdrawn jobs are parked on `deferredTopic`.
     /// `dryRun`: every job is a dry run (`worker.dry_run`).
-    init(runs: Bool = true, severalApps: Bool = false, dryRun: Bool = false) throws {
+    init(runs: Bool = true, severalApps: Bool = false, dryRun: Bool = false, results: ResultsMode = .full) throws {
         var logger = Logger(label: "pipeline-test")
         logger.logLevel = .critical
         let producer = try FakeProducer()
@@ -52,6 +52,7 @@ struct PipelineHarness {
                 deadLetter: try producer.topic("push.dead")
             ),
             invalidateOn: ["Unregistered"],
+            results: results,
             gate: gate,
             window: window,
             metrics: metrics,
