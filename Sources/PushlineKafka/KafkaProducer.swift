@@ -64,6 +64,16 @@ public final class KafkaProducer: Sendable {
         )
     }
 
+    /// Enqueues a tombstone (`key`, no value: a compacted topic then forgets the key); the
+    /// delivery report comes like `send`'s, which throws the same way.
+    public func sendTombstone(
+        topic: String,
+        key: [UInt8],
+        onDelivery: (@Sendable (Result<DeliveryReport, KafkaError>) -> Void)? = nil
+    ) throws(KafkaError) {
+        try core.produceTombstone(topic: topic, key: key, delivery: onDelivery.map { ClosureDelivery(topic: topic, completion: $0) })
+    }
+
     /// The topic `name`, resolved once: records sent with `send(to:...)` cost no lookup of the
     /// topic by name. Throws when librdkafka cannot make a handle for it.
     public func topic(_ name: String) throws(KafkaError) -> KafkaTopic {

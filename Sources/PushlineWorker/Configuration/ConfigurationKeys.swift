@@ -68,6 +68,12 @@ enum ConfigurationKeys {
             "with more than one app: where the jobs of an app that is held, paced or slow at its share of the window wait (byte-for-byte copies with `pushline-*` headers), so that they never stop other apps; read back by the group `<group_id>.deferred`; `\"\"` = `<jobs_topic>.deferred` ([kafka.md](kafka.md#apps-kept-apart))",
             change: "to match your topic names; create it with as many partitions as the jobs topic"
         ),
+        Key(
+            "kafka.control_topic",
+            .string(\.kafka.controlTopic),
+            "cancel records written by `pushline cancel` (key `campaign:<name>` or `job:<id>`, a tombstone lifts it); every worker reads the whole topic outside the consumer group, from the start at boot, then following it; `\"\"` = `<jobs_topic>.control`; a worker creates it when missing (compacted, `retention.ms` = `worker.cancel_retention_ms`)",
+            change: "to match your topic names; one partition is plenty"
+        ),
 
         Key(
             "apns.endpoint",
@@ -204,6 +210,13 @@ enum ConfigurationKeys {
             .boolean(\.worker.collapseDuplicates),
             "a job without `collapse_id` is sent with one derived from its `id`, so a redelivered job replaces its first copy on the device instead of showing twice; a job's own `collapse_id` always wins; broadcasts carry none ([records.md](records.md#the-derived-collapse-id))",
             change: "`false` when jobs reuse one `id` for notifications that must all show"
+        ),
+        Key(
+            "worker.cancel_retention_ms",
+            .integer(\.worker.cancelRetentionMilliseconds),
+            rule: .range(60_000...31_536_000_000),
+            "how long a cancel holds after it was written (its control record's timestamp): older cancels are ignored, and the control topic this worker creates keeps records this long",
+            change: "longer when campaigns' jobs may wait in Kafka for more than a week"
         ),
         Key(
             "worker.allow_insecure_key_files",
