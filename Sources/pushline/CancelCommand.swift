@@ -21,9 +21,9 @@ struct CancelCommand: AsyncParsableCommand {
             Kafka did not acknowledge it.
 
             Examples:
-              pushline cancel --config pushline.yaml --campaign spring-sale --reason "wrong link"
+              pushline cancel --config pushline.yaml --campaign spring --reason "typo"
               pushline cancel --config pushline.yaml --job c42-17
-              pushline cancel --config pushline.yaml --campaign spring-sale --undo
+              pushline cancel --config pushline.yaml --campaign spring --undo
             """
     )
 
@@ -88,7 +88,10 @@ struct CancelCommand: AsyncParsableCommand {
         var standardError = StandardError()
         switch result {
         case .success(let report):
-            print("\(undo ? "lifted" : "cancelled") \(record.target.key): \(report.topic)[\(report.partition)] offset \(report.offset)")
+            let written = report.timestampMilliseconds.map { " written_ms \($0)" } ?? ""
+            print(
+                "\(undo ? "lifted" : "cancelled") \(record.target.key): \(report.topic)[\(report.partition)] offset \(report.offset)\(written)"
+            )
         case .failure(let error):
             print("cancel: \(record.target.key) not written to \(topic): \(error)", to: &standardError)
             throw ExitCode(1)
