@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Metrics
 import PushlineKafka
 import ServiceLifecycle
 
@@ -65,13 +66,25 @@ final class ControlTopicReader: Service, Sendable {
     /// The change `record` makes at `nowMilliseconds`, logged: nil for a malformed record
     /// (warning), or a cancel that expired (its timestamp + the retention is past).
     static func change(of record: KafkaRecord, retentionMilliseconds: Int64, nowMilliseconds: Int64, logger: Logger) -> CancelChange? {
+        let change = read(record, retentionMilliseconds: retentionMilliseconds, nowMilliseconds: nowMilliseconds, logger: logger)
+        Counter(label: "pushline_control_records_total", dimensions: [("kind", change.kind)]).increment()
+        return change.change
+    }
+
+    /// `change(of:...)`, with what the record was for the metric: cancel, lift, expired, malformed.
+    private static func read(
+        _ record: KafkaRecord,
+        retentionMilliseconds: Int64,
+        nowMilliseconds: Int64,
+        logger: Logger
+    ) -> (change: CancelChange?, kind: String) {
         let place: Logger.Metadata = ["partition": "\(record.partition)", "offset": "\(record.offset)"]
         let parsed: ControlRecord
         do {
             parsed = try ControlRecord(key: record.keyBytes, value: record.valueBytes)
         } catch {
             logger.warning("control record skipped: \(error)", metadata: place)
-            return nil
+            return (nil, "malformed")
         }
         let written = record.timestampMilliseconds ?? nowMilliseconds
         guard
@@ -85,7 +98,7 @@ final class ControlTopicReader: Service, Sendable {
                 "cancel expired; ignored",
                 metadata: place.merging(["target": "\(parsed.target.key)", "written_at": "\(written)"]) { $1 }
             )
-            return nil
+            return (nil, "expired")
         }
         switch change {
         case .cancel(let target, let reason, let at, let expires):
@@ -97,7 +110,8 @@ final class ControlTopicReader: Service, Sendable {
             )
         case .lift(let target):
             logger.notice("cancel lifted", metadata: place.merging(["target": "\(target.key)"]) { $1 })
+            return (change, "lift")
         }
-        return change
+        return (change, "cancel")
     }
 }
