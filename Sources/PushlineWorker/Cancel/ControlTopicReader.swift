@@ -63,8 +63,9 @@ final class ControlTopicReader: Service, Sendable {
         follower.stop()
     }
 
-    /// The change `record` makes at `nowMilliseconds`, logged: nil for a malformed record
-    /// (warning), or a cancel that expired (its timestamp + the retention is past).
+    /// The change `record` makes at `nowMilliseconds`: nil for a malformed record (logged, a
+    /// warning), or a cancel that expired (its timestamp + the retention is past; logged). The
+    /// registry logs the changes it applies.
     static func change(of record: KafkaRecord, retentionMilliseconds: Int64, nowMilliseconds: Int64, logger: Logger) -> CancelChange? {
         let change = read(record, retentionMilliseconds: retentionMilliseconds, nowMilliseconds: nowMilliseconds, logger: logger)
         Counter(label: "pushline_control_records_total", dimensions: [("kind", change.kind)]).increment()
@@ -100,18 +101,8 @@ final class ControlTopicReader: Service, Sendable {
             )
             return (nil, "expired")
         }
-        switch change {
-        case .cancel(let target, let reason, let at, let expires):
-            logger.notice(
-                "cancel seen",
-                metadata: place.merging(
-                    ["target": "\(target.key)", "reason": "\(reason ?? "-")", "written_at": "\(at)", "expires_at": "\(expires)"]
-                ) { $1 }
-            )
-        case .lift(let target):
-            logger.notice("cancel lifted", metadata: place.merging(["target": "\(target.key)"]) { $1 })
-            return (change, "lift")
-        }
+        // `Cancellations.apply` logs the cancel or lift (one line each).
+        if case .lift = change { return (change, "lift") }
         return (change, "cancel")
     }
 }
