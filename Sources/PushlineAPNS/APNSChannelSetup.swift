@@ -12,13 +12,16 @@ struct APNSChannelSetup: ConnectionChannelSetup {
     var proxy: APNSProxy?
     var tlsContext: TLSContext
     var connectTimeout: Duration
+    /// The address each direct connection goes to (spread over the host's addresses).
+    var addresses: ConnectionAddresses
     var logger: Logger
 
     var target: String { proxy.map { "\($0) (proxy)" } ?? "\(endpoint)" }
 
     func connect(_ connection: PooledConnection) -> EventLoopFuture<any Channel> {
         let (endpoint, logger) = (self.endpoint, self.logger)
-        return APNSBootstrap(endpoint: endpoint, proxy: self.proxy, connectTimeout: connectTimeout).connect(
+        let bootstrap = APNSBootstrap(endpoint: endpoint, proxy: proxy, connectTimeout: connectTimeout, addresses: addresses)
+        return bootstrap.connect(
             on: connection.eventLoop,
             protocols: { try protocolHandlers(for: connection) },
             tail: { ConnectionEvents(connection: connection) },
@@ -34,7 +37,16 @@ struct APNSChannelSetup: ConnectionChannelSetup {
                 )
                 connection.setupFailed()
             }
-        )
+        ).map { channel in
+            logger.info(
+                "APNs connection opened",
+                metadata: [
+                    "slot": "\(connection.slot)", "endpoint": "\(endpoint)",
+                    "address": "\(channel.remoteAddress.flatMap(\.ipAddress) ?? "?")",
+                ]
+            )
+            return channel
+        }
     }
 
     /// TLS (ALPN h2, SNI and verification for the endpoint) and HTTP/2, in pipeline order.

@@ -27,6 +27,10 @@ public final class APNSClient: Sendable {
     let logger: Logger
     private let machine: Mutex<PoolStateMachine>
     private let connections: [PooledConnection]
+    /// Which address each new connection goes to (`AddressSpread`), and how many are open on each.
+    private let addresses: ConnectionAddresses
+    /// The connections `start()` has yet to open (spaced out), cancelled by `shutdown()`.
+    private let startsDue = Mutex<[Scheduled<Void>]>([])
     private let ownsGroup: Bool
     private let group: any EventLoopGroup
     /// Runs the machine's ticks (retries due, deadline sweeps, probes).
@@ -91,11 +95,13 @@ public final class APNSClient: Sendable {
             )
         )
 
+        addresses = ConnectionAddresses(resolver: configuration.resolver, app: configuration.name)
         let channelSetup = APNSChannelSetup(
             endpoint: configuration.endpoint,
             proxy: configuration.proxy,
             tlsContext: tlsContext,
             connectTimeout: configuration.connectTimeout,
+            addresses: addresses,
             logger: logger
         )
         let settings = PooledConnection.Settings(
@@ -121,12 +127,24 @@ public final class APNSClient: Sendable {
         sink.client = self
     }
 
-    /// Opens every connection (ahead of first use). Returns at once; connections come up in the
-    /// background and reconnect with backoff when they fail.
+    /// Opens every connection (ahead of first use): the first at once, each next one
+    /// `configuration.connectSpacing` after the one before. Returns at once; connections come up
+    /// in the background and reconnect with backoff when they fail.
     public func start() {
-        for connection in connections {
-            connection.eventLoop.execute { connection.perform(.connect) }
+        let spacing = configuration.connectSpacing
+        for (index, connection) in connections.enumerated() {
+            guard index > 0, spacing > .zero else {
+                connection.eventLoop.execute { connection.perform(.connect) }
+                continue
+            }
+            let due = connection.eventLoop.scheduleTask(in: TimeAmount(spacing * index)) { connection.perform(.connect) }
+            startsDue.withLock { $0.append(due) }
         }
+    }
+
+    /// The pool's open connections per address of the endpoint's host (direct connections only).
+    public var openConnectionsByAddress: [SocketAddress: Int] {
+        addresses.openConnections
     }
 
     /// Sends one notification; `completion` is called exactly once, on an event loop, with the
@@ -209,6 +227,7 @@ public final class APNSClient: Sendable {
     /// are closed. Requests the pool still holds (queued, waiting to retry, held) end at once as
     /// `shutdown`; requests in flight end with their answers, or as their streams fail.
     public func shutdown() async {
+        for due in startsDue.withLock({ $0 }) { due.cancel() }
         perform(machine.withLock { $0.shutDown(now: .now) })
         await withTaskGroup(of: Void.self) { tasks in
             for connection in connections {
@@ -229,6 +248,20 @@ public final class APNSClient: Sendable {
     public func withdraw(groups: [UInt64], onlyWhileHeld: Bool = false) -> Int {
         let now = MonotonicInstant.now
         let actions = machine.withLock { $0.withdraw(groups: groups, onlyWhileHeld: onlyWhileHeld, now: now) }
+        perform(actions)
+        return actions.finishes.count
+    }
+
+    /// Ends the work `filter` picks that has not gone out (queued in either lane, held, waiting
+    /// for pacing, waiting out a retry backoff) at once as `cancelled`, a final outcome; requests
+    /// on the wire end with their answers, and any of them `filter` picks that would go again
+    /// ends `cancelled` then (the pool keeps the latest filter for that). Costs one pass over
+    /// the waiting requests, under the pool's lock; nothing per request sent. Returns how many
+    /// ended now.
+    @discardableResult
+    public func cancel(where filter: @escaping APNSCancelFilter) -> Int {
+        let now = MonotonicInstant.now
+        let actions = machine.withLock { $0.cancel(where: filter, now: now) }
         perform(actions)
         return actions.finishes.count
     }

@@ -9,6 +9,11 @@ public struct APNSClientConfiguration: Sendable {
     public var caFile: String?
     /// HTTP/2 connections, established at start and kept open.
     public var connections: Int
+    /// At start, the first connection opens at once and each next one this long after the one
+    /// before (Apple asks high-volume providers not to open them all at once); zero: all at once.
+    public var connectSpacing: Duration
+    /// Resolves the endpoint's host for each new connection; connections spread over its addresses.
+    public var resolver: HostResolver
     /// Cap on streams per connection; the server's SETTINGS_MAX_CONCURRENT_STREAMS wins when lower.
     public var maxStreamsPerConnection: Int
     /// Per-request deadline: the stream is reset and the outcome is `timeout`.
@@ -40,6 +45,8 @@ public struct APNSClientConfiguration: Sendable {
         proxy: APNSProxy? = nil,
         caFile: String? = nil,
         connections: Int = 4,
+        connectSpacing: Duration = .seconds(1),
+        resolver: HostResolver = .system,
         maxStreamsPerConnection: Int = 1000,
         requestTimeout: Duration = .seconds(10),
         retryPolicy: RetryPolicy = RetryPolicy(),
@@ -58,6 +65,8 @@ public struct APNSClientConfiguration: Sendable {
         self.proxy = proxy
         self.caFile = caFile
         self.connections = max(1, connections)
+        self.connectSpacing = max(.zero, connectSpacing)
+        self.resolver = resolver
         self.maxStreamsPerConnection = max(1, maxStreamsPerConnection)
         self.requestTimeout = requestTimeout
         self.retryPolicy = retryPolicy

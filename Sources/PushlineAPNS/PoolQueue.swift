@@ -81,6 +81,20 @@ struct PoolQueue {
         }
     }
 
+    // MARK: Cancel
+
+    /// Ends `cancelled` the queued requests (either lane, held or not) that `matches` picks.
+    mutating func cancel(
+        requests: inout PoolRequests,
+        now: MonotonicInstant,
+        actions: inout PoolActions,
+        where matches: (RequestState) -> Bool
+    ) {
+        endQueued(requests: &requests, into: &actions) { request in
+            matches(request) ? request.outcome(.cancelled, at: now) : nil
+        }
+    }
+
     // MARK: Sweep
 
     /// Ends queued requests whose deadline passed (`expired`), and, for requests that waited in

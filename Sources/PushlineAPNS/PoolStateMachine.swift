@@ -41,6 +41,9 @@ struct PoolStateMachine {
     private var random: SplitMix64
     /// The tick the owner has been asked for and that has not come yet.
     private var tickAt: MonotonicInstant?
+    /// What the owner cancelled (`cancel(where:)`, the latest filter): a request it matches that
+    /// would go again (a retry, a resend, a hold) ends `cancelled` instead. Nil until a cancel.
+    private var cancelled: APNSCancelFilter?
 
     init(settings: Settings, now: MonotonicInstant) {
         self.settings = settings
@@ -187,7 +190,9 @@ struct PoolStateMachine {
         if connectionUnusable { actions.connection(slot, connections.stopUsing(slot)) }
         // In their order, ahead of what was queued behind them (a suspect, ahead of the suspects).
         for request in ids.reversed() {
-            if requests.suspects.inFlight(on: slot) == request {
+            if finishedIfCancelled(request, now: now, actions: &actions) {
+                _ = requests.suspects.ended(request, on: slot)
+            } else if requests.suspects.inFlight(on: slot) == request {
                 requests.suspects.putBack(request, from: slot)
             } else {
                 enqueue(request, atFront: true, now: now, actions: &actions)
@@ -244,6 +249,36 @@ struct PoolStateMachine {
         }
         settle(&actions, now: now)
         return actions
+    }
+
+    /// The owner cancelled work (the worker: a campaign or a job): the requests `filter` matches
+    /// that have not gone out (queued in either lane, held, waiting for a pacing token, waiting
+    /// out a retry backoff, waiting suspects) end at once as `cancelled`; requests on the wire end
+    /// with their answers, but any of them `filter` matches that would go again (a retry, a free
+    /// resend, a wait in the hold) ends `cancelled` instead. `filter` is kept for that (the
+    /// latest replaces the one before), and runs under the pool's lock: only here and on those
+    /// rare returns, never per request sent.
+    mutating func cancel(where filter: @escaping APNSCancelFilter, now: MonotonicInstant) -> PoolActions {
+        var actions = PoolActions()
+        cancelled = filter
+        guard phase == .running else { return actions }
+        queue.cancel(requests: &requests, now: now, actions: &actions) { Self.matches($0, filter) }
+        for request in requests.takeRetrying(where: { Self.matches($0, filter) }) {
+            requests.finish(request, into: &actions) { $0.outcome(.cancelled, at: now) }
+        }
+        let cancelledSuspects = requests.suspects.removeWaiting { [requests] in Self.matches(requests[$0], filter) }
+        for request in cancelledSuspects {
+            requests.finish(request, into: &actions) { $0.outcome(.cancelled, at: now) }
+        }
+        settle(&actions, now: now)
+        return actions
+    }
+
+    /// Whether `filter` matches `request`: its batch's observer and the index it hears the
+    /// request as (requests with a completion closure are never matched).
+    static func matches(_ request: RequestState, _ filter: APNSCancelFilter) -> Bool {
+        guard case .observer(let observer, let firstIndex) = request.batch.completion else { return false }
+        return filter(observer, firstIndex + request.index)
     }
 
     // MARK: Connections
@@ -307,9 +342,13 @@ struct PoolStateMachine {
         case .finish(let outcome):
             requests.finish(request, outcome, into: &actions)
         case .queue(let atFront):
-            enqueue(request, atFront: atFront, now: now, actions: &actions)
+            if !finishedIfCancelled(request, now: now, actions: &actions) {
+                enqueue(request, atFront: atFront, now: now, actions: &actions)
+            }
         case .hold:
-            if enqueue(request, now: now, actions: &actions) { actions.heldRequests += 1 }
+            if !finishedIfCancelled(request, now: now, actions: &actions), enqueue(request, now: now, actions: &actions) {
+                actions.heldRequests += 1
+            }
         case .retry(let time):
             if !finishedIfGone(request, now: now, actions: &actions) { requests.scheduleRetry(request, at: time) }
         }
@@ -332,18 +371,29 @@ struct PoolStateMachine {
         }
     }
 
-    /// Ends a request that is not to go again because the pool shut down (`shutdown`) or its
-    /// group was withdrawn (`withdrawn`); false when it may go again.
+    /// Ends a request that is not to go again because the pool shut down (`shutdown`), its
+    /// group was withdrawn (`withdrawn`) or the owner cancelled it (`cancelled`); false when it
+    /// may go again.
     private mutating func finishedIfGone(_ request: RequestID, now: MonotonicInstant, actions: inout PoolActions) -> Bool {
         let outcome: APNSOutcome.NoResponse
         if phase == .shutDown {
             outcome = .shutdown
         } else if queue.isWithdrawn(requests[request]) {
             outcome = .withdrawn
+        } else if let cancelled, Self.matches(requests[request], cancelled) {
+            outcome = .cancelled
         } else {
             return false
         }
         requests.finish(request, into: &actions) { $0.outcome(outcome, at: now) }
+        return true
+    }
+
+    /// Ends a request that would go again when the owner cancelled it (`cancel(where:)`); false
+    /// otherwise (and always before any cancel).
+    private mutating func finishedIfCancelled(_ request: RequestID, now: MonotonicInstant, actions: inout PoolActions) -> Bool {
+        guard let cancelled, Self.matches(requests[request], cancelled) else { return false }
+        requests.finish(request, into: &actions) { $0.outcome(.cancelled, at: now) }
         return true
     }
 

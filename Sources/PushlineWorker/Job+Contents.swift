@@ -18,6 +18,8 @@ extension Job {
         var payload: [UInt8]
         var deadlineMilliseconds: Int64?
         var meta: [UInt8]?
+        /// The sender's `campaign` (1...128 bytes), which a cancel may name; nil when none.
+        var campaign: String?
     }
 
     /// The one allocation a job's copies share; immutable.

@@ -95,6 +95,13 @@ public struct Job: Sendable, Hashable {
         set { update { $0.meta = newValue } }
     }
 
+    /// The sender's `campaign` (1...128 bytes): echoed in every record of the job, and what a
+    /// cancel of the campaign names (`Cancellations`). Nil when the job has none.
+    public var campaign: String? {
+        get { box.contents.campaign }
+        set { update { $0.campaign = newValue } }
+    }
+
     private mutating func update(_ change: (inout Contents) -> Void) {
         var contents = box.contents
         change(&contents)
@@ -124,6 +131,7 @@ public struct Job: Sendable, Hashable {
         deadlineMilliseconds: Int64? = nil,
         channelID: String? = nil,
         meta: [UInt8]? = nil,
+        campaign: String? = nil,
         collapseDuplicates: Bool = false
     ) {
         self.init(
@@ -139,6 +147,7 @@ public struct Job: Sendable, Hashable {
             deadlineMilliseconds: deadlineMilliseconds,
             channelID: channelID,
             meta: meta,
+            campaign: campaign,
             collapseDuplicates: collapseDuplicates
         )
     }
@@ -158,6 +167,7 @@ public struct Job: Sendable, Hashable {
         deadlineMilliseconds: Int64? = nil,
         channelID: String? = nil,
         meta: [UInt8]? = nil,
+        campaign: String? = nil,
         collapseDuplicates: Bool = false
     ) {
         box = Box(
@@ -175,7 +185,8 @@ public struct Job: Sendable, Hashable {
                     ? DerivedCollapseID.of(jobID: id) : nil,
                 payload: payload,
                 deadlineMilliseconds: deadlineMilliseconds,
-                meta: meta
+                meta: meta,
+                campaign: campaign
             )
         )
     }

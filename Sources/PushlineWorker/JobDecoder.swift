@@ -21,6 +21,8 @@ public struct JobDecoder: Sendable {
     public var maxTokens: Int
     /// The most bytes a job's `meta` object may take, as written.
     public static let maxMetaBytes = 1024
+    /// The most bytes a job's `campaign` may take (UTF-8).
+    public static let maxCampaignBytes = 128
     /// Whether a job without a `collapse_id` is sent with one derived from its id
     /// (`worker.collapse_duplicates`, which the worker passes; `Job.requestCollapseID`).
     public var collapseDuplicates: Bool
@@ -104,11 +106,28 @@ public struct JobDecoder: Sendable {
             rejection.jobID = id
             throw rejection
         }
+        let campaign: String?
         do {
-            return try decodeRest(id: id, meta: meta, bytes: bytes, fields: fields, string: string, integer: integer)
+            campaign = try Self.decodeCampaign(string)
         } catch var rejection as JobRejection {
             rejection.jobID = id
             rejection.meta = meta
+            throw rejection
+        }
+        do {
+            return try decodeRest(
+                id: id,
+                meta: meta,
+                campaign: campaign,
+                bytes: bytes,
+                fields: fields,
+                string: string,
+                integer: integer
+            )
+        } catch var rejection as JobRejection {
+            rejection.jobID = id
+            rejection.meta = meta
+            rejection.campaign = campaign
             throw rejection
         }
     }
@@ -124,9 +143,19 @@ public struct JobDecoder: Sendable {
         return Array(bytes[value.range])
     }
 
+    /// The sender's `campaign`: a string of 1...`maxCampaignBytes` bytes; nil when absent (or null).
+    private static func decodeCampaign(_ string: (JobFields.Slot) throws -> String?) throws -> String? {
+        guard let campaign = try string(.campaign) else { return nil }
+        guard (1...maxCampaignBytes).contains(campaign.utf8.count) else {
+            throw JobRejection(.invalidField, "campaign: length \(campaign.utf8.count), must be 1..\(maxCampaignBytes)")
+        }
+        return campaign
+    }
+
     private func decodeRest(
         id: String,
         meta: [UInt8]?,
+        campaign: String?,
         bytes: UnsafeBufferPointer<UInt8>,
         fields: JobFields,
         string: (JobFields.Slot) throws -> String?,
@@ -247,6 +276,7 @@ public struct JobDecoder: Sendable {
             deadlineMilliseconds: deadline,
             channelID: channelID,
             meta: meta,
+            campaign: campaign,
             collapseDuplicates: collapseDuplicates
         )
     }

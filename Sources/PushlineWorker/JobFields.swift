@@ -26,6 +26,7 @@ struct JobFields {
     private var payload: JSONScanner.Value?
     private var deadline: JSONScanner.Value?
     private var meta: JSONScanner.Value?
+    private var campaign: JSONScanner.Value?
     private var otherKeys: [String] = []
     private var otherIndex: Set<String>?
     /// The first member that repeats.
@@ -46,7 +47,7 @@ struct JobFields {
 
     /// The members the decoder reads; the raw value is the member's name.
     enum Slot: String {
-        case id, token, tokens, app, topic, payload, priority, deadline, meta
+        case id, token, tokens, app, topic, payload, priority, deadline, meta, campaign
         case channelID = "channel_id"
         case pushType = "push_type"
         case expiration
@@ -63,7 +64,7 @@ struct JobFields {
             case 5: slot = Self.token.matches(name) ?? Self.topic.matches(name)
             case 6: slot = Self.tokens.matches(name)
             case 7: slot = Self.payload.matches(name)
-            case 8: slot = Self.priority.matches(name) ?? Self.deadline.matches(name)
+            case 8: slot = Self.priority.matches(name) ?? Self.deadline.matches(name) ?? Self.campaign.matches(name)
             case 9: slot = Self.pushType.matches(name)
             case 10: slot = Self.channelID.matches(name) ?? Self.expiration.matches(name)
             case 11: slot = Self.collapseID.matches(name)
@@ -111,6 +112,7 @@ struct JobFields {
             case .payload: payload
             case .deadline: deadline
             case .meta: meta
+            case .campaign: campaign
             }
         }
         set {
@@ -128,6 +130,7 @@ struct JobFields {
             case .payload: payload = newValue
             case .deadline: deadline = newValue
             case .meta: meta = newValue
+            case .campaign: campaign = newValue
             }
         }
     }

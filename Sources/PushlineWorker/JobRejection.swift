@@ -21,12 +21,16 @@ public struct JobRejection: Error, Sendable, Hashable, CustomStringConvertible {
     /// The job's `meta` bytes, when the id and a valid `meta` could be read before the problem
     /// was found: the `rejected` record carries them like every other record of the job.
     public var meta: [UInt8]?
+    /// The job's `campaign`, when the id and a valid `campaign` could be read before the problem
+    /// was found: the `rejected` record carries it like every other record of the job.
+    public var campaign: String?
 
-    public init(_ code: Code, _ detail: String, jobID: String? = nil, meta: [UInt8]? = nil) {
+    public init(_ code: Code, _ detail: String, jobID: String? = nil, meta: [UInt8]? = nil, campaign: String? = nil) {
         self.code = code
         self.detail = detail
         self.jobID = jobID
         self.meta = meta
+        self.campaign = campaign
     }
 
     public var description: String { "\(code.rawValue): \(detail)" }

@@ -50,6 +50,8 @@ final class Harness: Sendable {
         urgentLane: Bool = false,
         results: String = "full",
         connections: Int? = nil,
+        /// `apns.connect_spacing_ms`; nil: the default (each connection a second after the one before).
+        connectSpacingMilliseconds: Int? = nil,
         _ configureMock: (inout MockConfiguration) -> Void = { _ in }
     ) async throws -> Harness {
         let broker = try await EmbeddedBroker()
@@ -87,9 +89,9 @@ final class Harness: Sendable {
             ],
             "overrides": [
                 "kafka": ["properties": ["heartbeat.interval.ms": "500", "max.poll.interval.ms": "90000"]],
-                "apns": ["request_timeout_ms": 5000, "max_attempts": maxAttempts].merging(
-                    connections.map { ["connections": $0] } ?? [:]
-                ) { _, new in new },
+                "apns": ["request_timeout_ms": 5000, "max_attempts": maxAttempts]
+                    .merging(connections.map { ["connections": $0] } ?? [:]) { _, new in new }
+                    .merging(connectSpacingMilliseconds.map { ["connect_spacing_ms": $0] } ?? [:]) { _, new in new },
                 "worker": ["max_inflight": maxInflight, "shutdown_timeout_ms": shutdownTimeoutMilliseconds, "results": results],
             ] as [String: Any],
         ]

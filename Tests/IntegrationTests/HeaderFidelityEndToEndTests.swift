@@ -52,7 +52,8 @@ import Testing
 
     @Test func everyRequestCarriesItsOwnJobsHeaders() async throws {
         let recording = try ProjectPaths.temporaryDirectory("header-fidelity").appendingPathComponent("requests.jsonl").path
-        let harness = try await Harness.start(connections: Self.connections) {
+        // Both connections from the start: the test checks that each carries requests.
+        let harness = try await Harness.start(connections: Self.connections, connectSpacingMilliseconds: 0) {
             $0.recordFile = recording
             $0.uniqueIDs = true
         }

@@ -46,6 +46,7 @@ import Testing
                 endpoint: APNSEndpoint(host: "127.0.0.1", port: fixture.port),
                 caFile: fixture.caFile,
                 connections: connections,
+                connectSpacing: .zero,
                 maxStreamsPerConnection: cap,
                 requestTimeout: timeout,
                 retryPolicy: retry,
@@ -218,6 +219,7 @@ import Testing
             configuration: APNSClientConfiguration(
                 endpoint: APNSEndpoint(host: "127.0.0.1", port: port),
                 connections: 1,
+                connectSpacing: .zero,
                 retryPolicy: RetryPolicy(maxAttempts: 1)
             ),
             credential: .token(keyID: "K", teamID: "T", key: key)

@@ -15,6 +15,7 @@ import Testing
                 proxy: proxy,
                 caFile: fixture.caFile,
                 connections: connections,
+                connectSpacing: .zero,
                 retryPolicy: RetryPolicy(maxAttempts: 1)
             ),
             credential: try .token(keyFile: fixture.keyFile, keyID: MockFixture.keyID, teamID: MockFixture.teamID)

@@ -14,6 +14,7 @@ import Testing
                 endpoint: APNSEndpoint(host: "127.0.0.1", port: fixture.port),
                 caFile: fixture.caFile,
                 connections: connections,
+                connectSpacing: .zero,
                 requestTimeout: .seconds(120),
                 retryPolicy: RetryPolicy(maxAttempts: 1),
                 closeTimeout: closeTimeout

@@ -4,7 +4,12 @@ import PushlineAPNSCore
 
 /// Requests for the tests of the pool machine's parts, which take them by id.
 enum PoolFixture {
-    static func batch(_ count: Int, options: APNSSendOptions = APNSSendOptions(), now: MonotonicInstant) -> RequestBatch {
+    static func batch(
+        _ count: Int,
+        options: APNSSendOptions = APNSSendOptions(),
+        now: MonotonicInstant,
+        completion: RequestBatch.Completion = .closure { _, _ in }
+    ) -> RequestBatch {
         RequestBatch(
             notifications: Array(
                 repeating: APNSNotification(deviceToken: "00", topic: "t", apnsID: "a", payload: []),
@@ -12,7 +17,7 @@ enum PoolFixture {
             ),
             options: options,
             created: now,
-            completion: .closure { _, _ in }
+            completion: completion
         )
     }
 

@@ -62,8 +62,12 @@ import Testing
             if let at = actions.tick { tick = at }
         }
 
-        mutating func submit(_ count: Int, options: APNSSendOptions = APNSSendOptions()) {
-            let batch = PoolFixture.batch(count, options: options, now: now)
+        mutating func submit(
+            _ count: Int,
+            options: APNSSendOptions = APNSSendOptions(),
+            completion: RequestBatch.Completion = .closure { _, _ in }
+        ) {
+            let batch = PoolFixture.batch(count, options: options, now: now, completion: completion)
             firstIndex[ObjectIdentifier(batch)] = nextIndex
             nextIndex += count
             apply(machine.submit(batch, now: now))

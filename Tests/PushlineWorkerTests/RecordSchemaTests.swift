@@ -23,6 +23,7 @@ import Testing
         "meta-1025-bytes": (.invalidField, "a schema cannot measure a value's size in bytes as written"),
         "unknown-app": (.unknownApp, "the apps are the worker's configuration, not part of the schema"),
         "id-129-bytes-utf8": (.invalidField, "the limit counts UTF-8 bytes; maxLength counts characters"),
+        "campaign-129-bytes-utf8": (.invalidField, "the limit counts UTF-8 bytes; maxLength counts characters"),
         "collapse-id-65-bytes-utf8": (.invalidField, "the limit counts UTF-8 bytes; maxLength counts characters"),
         "priority-integral-fraction": (
             .invalidField, "JSON Schema calls 10.0 an integer; the decoder wants integers written without a fraction"
@@ -411,8 +412,46 @@ import Testing
                 )
             ).encoded()
         )
+        // With a campaign (with and without meta): cancelled before its send, and delivered.
+        for (records, withMeta) in [(1, false), (3, true)] {
+            let template = DeliveryRecordTemplate(
+                jobID: "cp-1",
+                app: "default",
+                source: source,
+                meta: withMeta ? meta : nil,
+                campaign: "spring \"sale\" é",
+                records: records
+            )
+            for (status, reason) in [(0, "cancelled"), (200, nil)] as [(Int, String?)] {
+                deliveries.append(
+                    template.encode(
+                        token: token,
+                        status: status,
+                        reason: reason,
+                        apnsID: status == 0 ? nil : ids.next(),
+                        timestamp: nil,
+                        attempts: status == 0 ? 0 : 1,
+                        latencyMilliseconds: 0
+                    )
+                )
+            }
+        }
         let invalidations =
             invalidationsWithoutMeta + [
+                ResultRecord.tokenInvalidated(
+                    .init(
+                        token: token,
+                        app: "default",
+                        topic: "com.example.app",
+                        reason: "Unregistered",
+                        invalidSince: 1,
+                        jobID: "cp-1",
+                        environment: "custom",
+                        meta: meta,
+                        campaign: "spring"
+                    )
+                ).encoded()
+            ] + [
                 ResultRecord.tokenInvalidated(
                     .init(
                         token: token,
@@ -429,7 +468,10 @@ import Testing
         let gone =
             goneWithoutMeta + [
                 ResultRecord.channelGone(.init(channelID: "AAAA", app: "default", reason: "ChannelNotRegistered", jobID: "m-1", meta: meta))
-                    .encoded()
+                    .encoded(),
+                ResultRecord.channelGone(
+                    .init(channelID: "AAAA", app: "default", reason: "ChannelNotRegistered", jobID: "cp-1", campaign: "spring")
+                ).encoded(),
             ]
 
         // Job summaries: tokens and broadcasts, held or not, never sent, with and without meta.
@@ -473,6 +515,9 @@ import Testing
         var withMetaJob = tokensJob
         withMetaJob.meta = meta
         done.append(ResultRecord.jobDone(tally.record(for: withMetaJob, source: source)).encoded())
+        var withCampaignJob = withMetaJob
+        withCampaignJob.campaign = "spring"
+        done.append(ResultRecord.jobDone(tally.record(for: withCampaignJob, source: source)).encoded())
         var neverSent = JobTally()
         neverSent.add(
             status: 0,
@@ -492,8 +537,15 @@ import Testing
         for line in try Self.lines(Self.corpus.appendingPathComponent("jobs-rejected.jsonl")) + Self.generatedRejected() {
             if case .failure(let rejection) = decoder.decode(line) {
                 rejections.append(
-                    ResultRecord.rejected(.init(jobID: rejection.jobID, error: rejection.description, source: source, meta: rejection.meta))
-                        .encoded()
+                    ResultRecord.rejected(
+                        .init(
+                            jobID: rejection.jobID,
+                            error: rejection.description,
+                            source: source,
+                            meta: rejection.meta,
+                            campaign: rejection.campaign
+                        )
+                    ).encoded()
                 )
             }
         }
@@ -507,6 +559,11 @@ import Testing
         #expect(rejections.contains { $0.starts(with: Array(#"{"type":"rejected","job_id":""#.utf8)) })
         let metaEnd = Array(#","meta":{"c":1}}"#.utf8)
         #expect(rejections.contains { $0.suffix(metaEnd.count).elementsEqual(metaEnd) }, "a rejection after the meta was read carries it")
+        let campaignEnd = Array(#","campaign":"spring"}"#.utf8)
+        #expect(
+            rejections.contains { $0.suffix(campaignEnd.count).elementsEqual(campaignEnd) },
+            "a rejection after the campaign was read carries it"
+        )
 
         let directory = try ProjectPaths.temporaryDirectory("pushline-schema")
         defer { try? FileManager.default.removeItem(at: directory) }

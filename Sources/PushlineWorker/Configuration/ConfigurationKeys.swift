@@ -107,6 +107,15 @@ enum ConfigurationKeys {
             change: "for more throughput per worker ([operations.md](operations.md#tuning))"
         ),
         Key(
+            "apns.connect_spacing_ms",
+            .integer(\.apns.connectSpacingMilliseconds),
+            rule: .range(0...60_000),
+            "at start, an app's first connection opens at once and each next one this long after the one before, as Apple "
+                + "asks of high-volume providers; each connection resolves the host afresh and goes to the address with the "
+                + "fewest of the app's connections (round-robin, a failed address skipped)",
+            change: "0 opens them all at once (tests); more for a fleet that restarts all at once"
+        ),
+        Key(
             "apns.max_streams_per_connection",
             .integer(\.apns.maxStreamsPerConnection),
             rule: .range(1...100_000),

@@ -70,6 +70,8 @@ public struct PushlineConfiguration: Sendable, Hashable {
         /// Extra trusted CA (PEM), required for a HOST:PORT endpoint.
         public var caFile = ""
         public var connections = 4
+        /// At start, the first connection opens at once and each next one this long after.
+        public var connectSpacingMilliseconds = 1000
         public var maxStreamsPerConnection = 1000
         public var requestTimeoutMilliseconds = 10_000
         public var maxAttempts = 5

@@ -244,6 +244,7 @@ final class JobPipeline: Sendable {
             source: source,
             broadcast: job.channelID != nil,
             meta: job.meta,
+            campaign: job.campaign,
             records: count
         )
         // A group looks its app's and lane's metrics up once for all its members (`seal`); a job

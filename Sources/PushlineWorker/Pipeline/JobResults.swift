@@ -64,7 +64,9 @@ final class JobResults: Sendable {
             metadata: ["source": "\(record.id)", "error": "\(rejection)", "job_id": "\(rejection.jobID ?? "-")"]
         )
         let error = rejection.description
-        let result = ResultRecord.rejected(.init(jobID: rejection.jobID, error: error, source: source, meta: rejection.meta))
+        let result = ResultRecord.rejected(
+            .init(jobID: rejection.jobID, error: error, source: source, meta: rejection.meta, campaign: rejection.campaign)
+        )
         let id = record.id
         let countdown = Countdown(2) { [release] in release.recordReplaced(id) }
         publisher.publish(

@@ -6,7 +6,8 @@ import PushlineAPNSCore
 /// the fields and writes everything in one pass, one allocation in all.
 /// `ResultRecord.encoded()` goes through here too, so there is one encoding of a delivery.
 /// A broadcast job's template writes `channel_id` where a token's writes `token`, and a job with
-/// `meta` ends each record with it, as one of the shared fields.
+/// `meta` ends each record with it (a job with `campaign` writes it just before), as one of the
+/// shared fields.
 struct DeliveryRecordTemplate: Sendable {
     /// The fixed parts, one after another in one array (one allocation per job):
     /// `{"type":"delivery","job_id":"…","token":` (or `"channel_id":`) up to `appStart`,
@@ -26,34 +27,47 @@ struct DeliveryRecordTemplate: Sendable {
     private let source: RecordSource
     private let broadcast: Bool
     private let meta: [UInt8]?
+    private let campaign: String?
     /// The shared fields encoded once, for a template of several records; nil for one.
     private let parts: Parts?
 
     /// - Parameter records: how many records the template will write; one writes them directly.
     /// - Parameter meta: the job's `meta` bytes, written as they are.
-    init(jobID: String, app: String, source: RecordSource, broadcast: Bool = false, meta: [UInt8]? = nil, records: Int = 2) {
+    /// - Parameter campaign: the job's `campaign`, written before `meta`.
+    init(
+        jobID: String,
+        app: String,
+        source: RecordSource,
+        broadcast: Bool = false,
+        meta: [UInt8]? = nil,
+        campaign: String? = nil,
+        records: Int = 2
+    ) {
         guard records > 1 else {
             (self.jobID, self.app, self.source, self.broadcast, self.meta) = (jobID, app, source, broadcast, meta)
+            self.campaign = campaign
             parts = nil
             return
         }
         // Encoded once: the fields themselves are not kept.
-        (self.jobID, self.app, self.source, self.broadcast, self.meta) = ("", "", source, broadcast, nil)
+        (self.jobID, self.app, self.source, self.broadcast, self.meta, self.campaign) = ("", "", source, broadcast, nil, nil)
         var appStart = 0
         var tailStart = 0
-        let parts = JSONWriter.encode(estimate: Self.sharedEstimate(jobID: jobID, app: app, source: source, meta: meta)) { json in
+        let estimate = Self.sharedEstimate(jobID: jobID, app: app, source: source, meta: meta, campaign: campaign)
+        let parts = JSONWriter.encode(estimate: estimate) { json in
             Self.writeHead(jobID: jobID, broadcast: broadcast, into: &json)
             appStart = json.count
             Self.writeMiddle(app: app, into: &json)
             tailStart = json.count
-            Self.writeTail(source, meta: meta, into: &json)
+            Self.writeTail(source, meta: meta, campaign: campaign, into: &json)
         }
         self.parts = Parts(bytes: parts, appStart: appStart, tailStart: tailStart)
     }
 
     /// Room for the fixed parts: the keys, the source's numbers, and the strings unescaped.
-    private static func sharedEstimate(jobID: String, app: String, source: RecordSource, meta: [UInt8]?) -> Int {
+    private static func sharedEstimate(jobID: String, app: String, source: RecordSource, meta: [UInt8]?, campaign: String?) -> Int {
         128 + jobID.utf8.count + app.utf8.count + source.topic.utf8.count + (meta.map { $0.count + 8 } ?? 0)
+            + (campaign.map { $0.utf8.count + 12 } ?? 0)
     }
 
     /// `{"type":"delivery","job_id":"…","token":` (or `"channel_id":`).
@@ -74,12 +88,13 @@ struct DeliveryRecordTemplate: Sendable {
         json.key("status")
     }
 
-    /// `,"source":{…}}`, or `,"source":{…},"meta":{…}}`.
-    private static func writeTail(_ source: RecordSource, meta: [UInt8]?, into json: inout JSONWriter) {
+    /// `,"source":{…}}`, with `,"campaign":"…"` and `,"meta":{…}` before the `}` when the job
+    /// has them.
+    private static func writeTail(_ source: RecordSource, meta: [UInt8]?, campaign: String?, into json: inout JSONWriter) {
         json.raw(",")
         json.key("source")
         ResultRecord.write(source, into: &json)
-        ResultRecord.write(meta: meta, into: &json)
+        ResultRecord.write(campaign: campaign, meta: meta, into: &json)
         json.raw("}")
     }
 
@@ -186,7 +201,7 @@ struct DeliveryRecordTemplate: Sendable {
         apnsID: RecordAPNSID?,
         apnsUniqueID: String?
     ) -> Int {
-        let shared = parts?.bytes.count ?? Self.sharedEstimate(jobID: jobID, app: app, source: source, meta: meta)
+        let shared = parts?.bytes.count ?? Self.sharedEstimate(jobID: jobID, app: app, source: source, meta: meta, campaign: campaign)
         return shared + Self.length(of: recipient) + 2 * 18 + (reason?.utf8.count ?? 0) + (apnsID?.length ?? 0)
             + (apnsUniqueID?.utf8.count ?? 0) + 180
     }
@@ -253,7 +268,7 @@ struct DeliveryRecordTemplate: Sendable {
         if let parts {
             json.raw(parts.bytes[parts.tailStart...])
         } else {
-            Self.writeTail(source, meta: meta, into: &json)
+            Self.writeTail(source, meta: meta, campaign: campaign, into: &json)
         }
     }
 

@@ -49,6 +49,7 @@ extension ResultRecord {
         public var latencyMaxMilliseconds: Double
         public var source: RecordSource
         public var meta: [UInt8]?
+        public var campaign: String?
 
         public init(
             jobID: String,
@@ -62,7 +63,8 @@ extension ResultRecord {
             latencyP50Milliseconds: Double,
             latencyMaxMilliseconds: Double,
             source: RecordSource,
-            meta: [UInt8]? = nil
+            meta: [UInt8]? = nil,
+            campaign: String? = nil
         ) {
             self.jobID = jobID
             self.app = app
@@ -76,6 +78,7 @@ extension ResultRecord {
             self.latencyMaxMilliseconds = latencyMaxMilliseconds
             self.source = source
             self.meta = meta
+            self.campaign = campaign
         }
 
         /// The record as UTF-8 JSON, in the contract's order.
@@ -86,7 +89,7 @@ extension ResultRecord {
 
         /// Room for the keys, the numbers, and the strings unescaped.
         var estimate: Int {
-            Self.estimate(jobID: jobID, app: app, source: source, meta: meta)
+            Self.estimate(jobID: jobID, app: app, source: source, meta: meta) + (campaign?.utf8.count ?? 0)
                 + counts.reduce(0) { $0 + Self.estimate($1.reason) }
                 + { if case .channel(let id) = recipients { id.utf8.count } else { 0 } }()
         }
@@ -114,6 +117,7 @@ extension ResultRecord {
                 latencyMaxMilliseconds: latencyMaxMilliseconds,
                 source: source,
                 meta: meta,
+                campaign: campaign,
                 into: &json
             ) { json in
                 for (index, count) in counts.enumerated() {
@@ -146,6 +150,7 @@ extension ResultRecord {
                 latencyMaxMilliseconds: latency,
                 source: source,
                 meta: job.meta,
+                campaign: job.campaign,
                 into: &json
             ) { json in
                 write(Count(status: outcome.status, reason: outcome.reasonString, count: 1), into: &json)
@@ -154,7 +159,8 @@ extension ResultRecord {
 
         /// Room for a single-token job's `job_done` (`writeOne`).
         static func estimateOne(job: Job, outcome: APNSOutcome, source: RecordSource) -> Int {
-            estimate(jobID: job.id, app: job.app, source: source, meta: job.meta) + estimate(outcome.reasonString)
+            estimate(jobID: job.id, app: job.app, source: source, meta: job.meta) + (job.campaign?.utf8.count ?? 0)
+                + estimate(outcome.reasonString)
         }
 
         private static func write(_ count: Count, into json: inout JSONWriter) {
@@ -182,6 +188,7 @@ extension ResultRecord {
             latencyMaxMilliseconds: Double,
             source: RecordSource,
             meta: [UInt8]?,
+            campaign: String?,
             into json: inout JSONWriter,
             counts: (inout JSONWriter) -> Void
         ) {
@@ -216,7 +223,7 @@ extension ResultRecord {
             json.tenths(latencyMaxMilliseconds)
             json.raw("},\"source\":")
             ResultRecord.write(source, into: &json)
-            ResultRecord.write(meta: meta, into: &json)
+            ResultRecord.write(campaign: campaign, meta: meta, into: &json)
             json.raw("}")
         }
     }

@@ -76,6 +76,8 @@ public enum ResultRecord: Sendable, Hashable {
         public var source: RecordSource
         /// The job's `meta` bytes, as the sender wrote them; nil when the job has none.
         public var meta: [UInt8]?
+        /// The job's `campaign`; nil when the job has none.
+        public var campaign: String?
 
         public init(
             jobID: String,
@@ -91,7 +93,8 @@ public enum ResultRecord: Sendable, Hashable {
             final: Bool = true,
             heldMilliseconds: Double? = nil,
             source: RecordSource,
-            meta: [UInt8]? = nil
+            meta: [UInt8]? = nil,
+            campaign: String? = nil
         ) {
             self.jobID = jobID
             self.recipient = recipient
@@ -107,6 +110,7 @@ public enum ResultRecord: Sendable, Hashable {
             self.heldMilliseconds = heldMilliseconds
             self.source = source
             self.meta = meta
+            self.campaign = campaign
         }
     }
 
@@ -123,6 +127,7 @@ public enum ResultRecord: Sendable, Hashable {
         /// from that environment's list.
         public var environment: String
         public var meta: [UInt8]?
+        public var campaign: String?
 
         public init(
             token: String,
@@ -132,7 +137,8 @@ public enum ResultRecord: Sendable, Hashable {
             invalidSince: Int64?,
             jobID: String,
             environment: String,
-            meta: [UInt8]? = nil
+            meta: [UInt8]? = nil,
+            campaign: String? = nil
         ) {
             self.token = token
             self.app = app
@@ -142,6 +148,7 @@ public enum ResultRecord: Sendable, Hashable {
             self.jobID = jobID
             self.environment = environment
             self.meta = meta
+            self.campaign = campaign
         }
     }
 
@@ -152,13 +159,15 @@ public enum ResultRecord: Sendable, Hashable {
         public var reason: String
         public var jobID: String
         public var meta: [UInt8]?
+        public var campaign: String?
 
-        public init(channelID: String, app: String, reason: String, jobID: String, meta: [UInt8]? = nil) {
+        public init(channelID: String, app: String, reason: String, jobID: String, meta: [UInt8]? = nil, campaign: String? = nil) {
             self.channelID = channelID
             self.app = app
             self.reason = reason
             self.jobID = jobID
             self.meta = meta
+            self.campaign = campaign
         }
     }
 
@@ -168,12 +177,15 @@ public enum ResultRecord: Sendable, Hashable {
         public var source: RecordSource
         /// The job's `meta`, when the id and a valid `meta` could be read.
         public var meta: [UInt8]?
+        /// The job's `campaign`, when the id and a valid `campaign` could be read.
+        public var campaign: String?
 
-        public init(jobID: String?, error: String, source: RecordSource, meta: [UInt8]? = nil) {
+        public init(jobID: String?, error: String, source: RecordSource, meta: [UInt8]? = nil, campaign: String? = nil) {
             self.jobID = jobID
             self.error = error
             self.source = source
             self.meta = meta
+            self.campaign = campaign
         }
     }
 
@@ -190,7 +202,7 @@ public enum ResultRecord: Sendable, Hashable {
     }
 
     /// The record as UTF-8 JSON, fields in the contract's order; `meta`, when the job has one,
-    /// is always the last member.
+    /// is always the last member, and `campaign`, when the job has one, comes just before it.
     public func encoded() -> [UInt8] {
         var json = JSONWriter()
         switch self {
@@ -201,6 +213,7 @@ public enum ResultRecord: Sendable, Hashable {
                 source: d.source,
                 broadcast: d.recipient.isChannel,
                 meta: d.meta,
+                campaign: d.campaign,
                 records: 1
             )
             .encode(d)
@@ -219,7 +232,7 @@ public enum ResultRecord: Sendable, Hashable {
             json.raw(",")
             json.key("job_id")
             json.string(g.jobID)
-            Self.write(meta: g.meta, into: &json)
+            Self.write(campaign: g.campaign, meta: g.meta, into: &json)
             json.raw("}")
         case .tokenInvalidated(let t):
             json.raw("{\"type\":\"token_invalidated\",")
@@ -243,7 +256,7 @@ public enum ResultRecord: Sendable, Hashable {
             json.raw(",")
             json.key("environment")
             json.string(t.environment)
-            Self.write(meta: t.meta, into: &json)
+            Self.write(campaign: t.campaign, meta: t.meta, into: &json)
             json.raw("}")
         case .rejected(let r):
             json.raw("{\"type\":\"rejected\",")
@@ -255,7 +268,7 @@ public enum ResultRecord: Sendable, Hashable {
             json.raw(",")
             json.key("source")
             Self.write(r.source, into: &json)
-            Self.write(meta: r.meta, into: &json)
+            Self.write(campaign: r.campaign, meta: r.meta, into: &json)
             json.raw("}")
         }
         return json.bytes
@@ -271,8 +284,13 @@ public enum ResultRecord: Sendable, Hashable {
         json.raw("}")
     }
 
-    /// `,"meta":{…}` with the job's bytes as they are; nothing when there is no `meta`.
-    static func write(meta: [UInt8]?, into json: inout JSONWriter) {
+    /// `,"campaign":"…"` then `,"meta":{…}` with the job's bytes as they are; nothing for
+    /// either the job has not.
+    static func write(campaign: String?, meta: [UInt8]?, into json: inout JSONWriter) {
+        if let campaign {
+            json.raw(",\"campaign\":")
+            json.string(campaign)
+        }
         guard let meta else { return }
         json.raw(",")
         json.key("meta")

@@ -104,7 +104,8 @@ struct JobTally: Sendable, Hashable {
             latencyP50Milliseconds: latencyP50,
             latencyMaxMilliseconds: latencyMax,
             source: source,
-            meta: job.meta
+            meta: job.meta,
+            campaign: job.campaign
         )
     }
 }

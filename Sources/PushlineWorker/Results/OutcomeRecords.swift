@@ -39,7 +39,8 @@ struct OutcomeRecords: Sendable, Hashable {
                 latencyMilliseconds: outcome.latencyMilliseconds,
                 heldMilliseconds: outcome.heldMilliseconds,
                 source: source,
-                meta: job.meta
+                meta: job.meta,
+                campaign: job.campaign
             )
             delivery.recordAPNSID = recordAPNSID(outcome, sent: apnsID)
             records.delivery = delivery
@@ -96,7 +97,8 @@ struct OutcomeRecords: Sendable, Hashable {
                 invalidSince: outcome.response?.timestamp,
                 jobID: job.id,
                 environment: environment(),
-                meta: job.meta
+                meta: job.meta,
+                campaign: job.campaign
             )
         }
         if channelGone, let channelID = job.channelID {
@@ -105,7 +107,8 @@ struct OutcomeRecords: Sendable, Hashable {
                 app: job.app,
                 reason: APNSReason.channelNotRegistered.rawValue,
                 jobID: job.id,
-                meta: job.meta
+                meta: job.meta,
+                campaign: job.campaign
             )
         }
         return records

@@ -28,6 +28,7 @@ public enum APNSClients {
                 proxy: proxy,
                 caFile: apns.caFile.isEmpty ? nil : apns.caFile,
                 connections: apns.connections,
+                connectSpacing: .milliseconds(apns.connectSpacingMilliseconds),
                 maxStreamsPerConnection: apns.maxStreamsPerConnection,
                 requestTimeout: .milliseconds(apns.requestTimeoutMilliseconds),
                 retryPolicy: RetryPolicy(maxAttempts: apns.maxAttempts),
