@@ -73,11 +73,12 @@ public struct Worker: Sendable {
         )
         // Every cancel already on the control topic is applied before the consumer is made, so it
         // holds for jobs that arrive from the start (bounded: a topic not read in 10 s applies late).
+        let cancellations = Cancellations(logger: logger)
         let control = try ControlTopicReader(
             kafka: kafka,
             retentionMilliseconds: configuration.worker.cancelRetentionMilliseconds,
             logger: logger,
-            apply: { _ in }
+            apply: { cancellations.apply($0) }
         )
         control.waitForBoot(timeout: .seconds(10))
         let consumer = try KafkaConsumer(
