@@ -83,6 +83,18 @@ struct CancelCommand: AsyncParsableCommand {
             target: target,
             cancel: undo ? nil : ControlRecord.Cancel(reason: reason, atMilliseconds: Int64(Date().timeIntervalSince1970 * 1000))
         )
+        // As a worker would, so that a cancel written before any worker ran finds the topic on a
+        // cluster that creates none by itself; "already exists" (or no right to create) is fine.
+        let retention = String(configuration.worker.cancelRetentionMilliseconds)
+        let wait = timeout
+        _ = await Task.detached {
+            producer.createTopic(
+                topic,
+                partitions: 1,
+                configs: ["cleanup.policy": "compact,delete", "retention.ms": retention],
+                timeout: .seconds(min(wait, 10))
+            )
+        }.value
         let result = await Self.write(record, topic: topic, producer: producer)
         await producer.close(timeout: .seconds(5))
         var standardError = StandardError()
