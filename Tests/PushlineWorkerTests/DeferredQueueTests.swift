@@ -55,6 +55,21 @@ import Testing
         #expect(Self.offsets(queue.take(app: "a", room: 10, now: 100)) == [0, 1])
     }
 
+    /// A cancel takes the parked jobs it names out of every app, whatever their room and
+    /// not-before time; the others keep their order.
+    @Test func aCancelTakesItsJobsOutWhateverTheirRoomOrTime() {
+        var queue = DeferredQueue()
+        for offset in 0..<4 { queue.append(Self.entry("a", offset: Int64(offset), notBefore: 1_000)) }
+        queue.append(Self.entry("a", offset: 8, lane: .urgent))
+        queue.append(Self.entry("b", offset: 9))
+        let taken = queue.take { entry in [1, 3, 8, 9].contains(entry.record.record.id.offset) }
+        #expect(Self.offsets(taken) == [8, 1, 3, 9])
+        #expect(queue.count == 2)
+        #expect(queue.appsWaiting == ["a"])
+        #expect(Self.offsets(queue.take(app: "a", room: 10, now: 1_000)) == [0, 2])
+        #expect(queue.take { _ in true }.isEmpty && queue.count == 0)
+    }
+
     @Test func aRevokeDropsThePartitionsEntries() {
         var queue = DeferredQueue()
         for offset in 0..<4 { queue.append(Self.entry("a", offset: Int64(offset), partition: Int32(offset % 2))) }

@@ -10,12 +10,20 @@ final class FakeSender: NotificationSender {
     let apnsEnvironment = "production"
     private let outcomeScope: (any APNSOutcomeScope)?
     private let waiting = Mutex<[(count: Int, answer: @Sendable (Int, APNSOutcome) -> Void)]>([])
+    /// Each device-token batch's observer and first index, by its place in `waiting` (nil for a
+    /// broadcast), and the indices `cancel(where:)` ended (answered then, skipped after).
+    private let observers = Mutex<[(observer: (any APNSBatchObserver)?, first: Int, ended: Set<Int>)]>([])
 
     init(outcomeScope: (any APNSOutcomeScope)?) {
         self.outcomeScope = outcomeScope
     }
 
+    /// Runs at the start of each `send(contentsOf:)`, before the batches are kept: what happens
+    /// between the intake's checks and the pool's hand-over.
+    let beforeSend = Mutex<(@Sendable () -> Void)?>(nil)
+
     func send(contentsOf submissions: consuming [APNSBatchSubmission]) {
+        if let hook = beforeSend.withLock({ $0 }) { hook() }
         let sent = submissions.map { submission in
             let (observer, first) = (submission.observer, submission.firstIndex)
             return (
@@ -25,27 +33,65 @@ final class FakeSender: NotificationSender {
                 }
             )
         }
-        waiting.withLock { $0.append(contentsOf: sent) }
+        let kept = submissions.map { (observer: Optional($0.observer), first: $0.firstIndex, ended: Set<Int>()) }
+        waiting.withLock { waiting in
+            waiting.append(contentsOf: sent)
+            observers.withLock { $0.append(contentsOf: kept) }
+        }
+    }
+
+    /// Ends at once as `cancelled` the waiting notifications `filter` picks, as the real pool
+    /// does with those that have not gone out.
+    @discardableResult
+    func cancel(where filter: @escaping APNSCancelFilter) -> Int {
+        var ended: [(@Sendable (Int, APNSOutcome) -> Void, Int)] = []
+        waiting.withLock { waiting in
+            observers.withLock { observers in
+                for place in waiting.indices {
+                    guard let observer = observers[place].observer else { continue }
+                    for index in 0..<waiting[place].count
+                    where !observers[place].ended.contains(index) && filter(observer, observers[place].first + index) {
+                        observers[place].ended.insert(index)
+                        ended.append((waiting[place].answer, index))
+                    }
+                }
+            }
+        }
+        let outcome = APNSOutcome(noResponse: .cancelled, attempts: 0, latencyMilliseconds: 0)
+        func tell() { for (answer, index) in ended { answer(index, outcome) } }
+        if let outcomeScope { outcomeScope.withOutcomeRun(tell) } else { tell() }
+        return ended.count
     }
 
     func send(_ notifications: [APNSNotification], options: APNSSendOptions, completion: @escaping @Sendable (Int, APNSOutcome) -> Void) {
-        waiting.withLock { $0.append((notifications.count, completion)) }
+        waiting.withLock { waiting in
+            waiting.append((notifications.count, completion))
+            observers.withLock { $0.append((nil, 0, [])) }
+        }
     }
 
     /// Notifications sent and not answered yet.
-    var unanswered: Int { waiting.withLock { $0.reduce(0) { $0 + $1.count } } }
+    var unanswered: Int {
+        waiting.withLock { $0.reduce(0) { $0 + $1.count } } - observers.withLock { $0.reduce(0) { $0 + $1.ended.count } }
+    }
 
     /// Answers every notification sent so far, in one run: `outcome(n)` for the `n`-th of them
     /// (counting from 0 across batches, in the order they were sent).
     func answerAll(_ outcome: (Int) -> APNSOutcome) {
-        let sent = waiting.withLock { taken in
+        let (sent, ended) = waiting.withLock { taken in
             defer { taken = [] }
-            return taken
+            return (
+                taken,
+                observers.withLock { observers in
+                    defer { observers = [] }
+                    return observers.map(\.ended)
+                }
+            )
         }
         func tell() {
             var n = 0
-            for batch in sent {
-                for index in 0..<batch.count {
+            for (place, batch) in sent.enumerated() {
+                for index in 0..<batch.count where !ended[place].contains(index) {
                     batch.answer(index, outcome(n))
                     n += 1
                 }

@@ -23,7 +23,7 @@ struct PipelineHarness {
     /// `runs`: the fake client answers inside a run of outcomes (the worker's way), or one by one.
     /// `severalApps`: a second app is configured, so jobs keep their bytes and a held app's
     /// withdrawn jobs are parked on `deferredTopic`.
-    init(runs: Bool = true, severalApps: Bool = false) throws {
+    init(runs: Bool = true, severalApps: Bool = false, results: ResultsMode = .full) throws {
         var logger = Logger(label: "pipeline-test")
         logger.logLevel = .critical
         let producer = try FakeProducer()
@@ -50,6 +50,7 @@ struct PipelineHarness {
                 deadLetter: try producer.topic("push.dead")
             ),
             invalidateOn: ["Unregistered"],
+            results: results,
             gate: gate,
             window: window,
             metrics: metrics,

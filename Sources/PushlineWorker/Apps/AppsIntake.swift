@@ -41,8 +41,10 @@ struct AppsIntake: Sendable {
         }
         for record in records {
             let decoded = pipeline.decode(record)
-            guard case .success(let job) = decoded.job, let load = window.load(of: job.app) else {
-                // A rejection: it takes no room.
+            guard case .success(let job) = decoded.job, let load = window.load(of: job.app),
+                !pipeline.cancellations.isCancelled(job)
+            else {
+                // A rejection, or a cancelled job (finalised without a request): it takes no room.
                 run.append(decoded)
                 continue
             }
@@ -91,9 +93,12 @@ struct AppsIntake: Sendable {
     }
 
     /// Whether an urgent job is parked: only when its app is held (urgent jobs are few, and wait
-    /// for room in the urgent lane's own window otherwise).
-    func parksUrgent(_ decoded: DecodedRecord) -> Bool {
-        guard case .success(let job) = decoded.job, let load = window.load(of: job.app) else { return false }
+    /// for room in the urgent lane's own window otherwise), and never a cancelled one (finalised
+    /// at once).
+    func parksUrgent(_ decoded: DecodedRecord, cancellations: Cancellations) -> Bool {
+        guard case .success(let job) = decoded.job, let load = window.load(of: job.app), !cancellations.isCancelled(job) else {
+            return false
+        }
         load.seen(at: .now)
         return load.isHeld
     }

@@ -42,6 +42,7 @@ final class DeferredIntake: Service, Sendable {
         self.logger = logger
         self.maxHeld = maxHeld
         self.interval = interval
+        pipeline.cancellations.onCancel { [weak self] in self?.releaseCancelled() }
     }
 
     /// Parked jobs held for `app` now.
@@ -90,6 +91,11 @@ final class DeferredIntake: Service, Sendable {
         }
         let headers = ParkedRecordHeaders(record.headers)
         decoded.source = headers?.source
+        if pipeline.cancellations.isCancelled(job) {
+            // Cancelled while parked: finalised now (no room needed), under its first source.
+            pipeline.handle([decoded], started: consumer.start([record.id]), lane: headers?.lane ?? .bulk)
+            return
+        }
         let entry = DeferredQueue.Entry(
             record: decoded,
             app: job.app,
@@ -118,6 +124,29 @@ final class DeferredIntake: Service, Sendable {
         }
     }
 
+    /// Hands the held jobs a cancel names to the pipeline at once, which finalises them as
+    /// cancelled (after each cancel: `Cancellations.onCancel`).
+    func releaseCancelled() {
+        let cancellations = pipeline.cancellations
+        let entries = queue.withLock { queue in
+            queue.take { entry in
+                guard case .success(let job) = entry.record.job else { return false }
+                return cancellations.isCancelled(job)
+            }
+        }
+        guard !entries.isEmpty else { return }
+        hand(entries)
+    }
+
+    /// Hands `entries` to the pipeline, by lane, started at the consumer.
+    private func hand(_ entries: [DeferredQueue.Entry]) {
+        for lane in SendLane.allCases {
+            let records = entries.filter { $0.lane == lane }.map(\.record)
+            guard !records.isEmpty else { continue }
+            pipeline.handle(records, started: consumer.start(records.map(\.record.id)), lane: lane)
+        }
+    }
+
     /// Hands each app's ready jobs to the pipeline, within its room.
     func releaseReady() {
         let now = MonotonicInstant.now
@@ -129,11 +158,7 @@ final class DeferredIntake: Service, Sendable {
             let entries = queue.withLock { $0.take(app: app, room: room, now: wall) }
             guard !entries.isEmpty else { continue }
             metrics[app]?.unparked.increment(by: entries.count)
-            for lane in SendLane.allCases {
-                let records = entries.filter { $0.lane == lane }.map(\.record)
-                guard !records.isEmpty else { continue }
-                pipeline.handle(records, started: consumer.start(records.map(\.record.id)), lane: lane)
-            }
+            hand(entries)
         }
         if paused.load(ordering: .relaxed), queue.withLock({ $0.count }) < maxHeld / 2 {
             paused.store(false, ordering: .relaxed)

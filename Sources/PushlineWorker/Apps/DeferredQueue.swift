@@ -76,6 +76,26 @@ struct DeferredQueue: Sendable {
         return taken
     }
 
+    /// Takes out, in order, every app's entries `picked` chooses (the jobs of a cancel, which need
+    /// no room: they end without a request), whatever their room or not-before time.
+    mutating func take(where picked: (Entry) -> Bool) -> [Entry] {
+        var taken: [Entry] = []
+        for app in apps.keys.sorted() {
+            guard var lanes = apps[app] else { continue }
+            var kept = Lanes()
+            for entry in lanes.urgent[lanes.urgentHead...] {
+                if picked(entry) { taken.append(entry) } else { kept.urgent.append(entry) }
+            }
+            for entry in lanes.bulk[lanes.bulkHead...] {
+                if picked(entry) { taken.append(entry) } else { kept.bulk.append(entry) }
+            }
+            lanes = kept
+            apps[app] = lanes.count == 0 ? nil : lanes
+        }
+        count -= taken.count
+        return taken
+    }
+
     /// Drops the entries of `partitions` (revoked: their next owner reads them again); returns how
     /// many.
     mutating func drop(partitions: Set<TopicPartition>) -> Int {

@@ -32,6 +32,9 @@ final class JobPipeline: Sendable {
     let ids = APNSIDGenerator()
     /// How long notifications waited before their first send (the window controller reads it).
     var queueDelays: QueueDelayMeter { results.queueDelays }
+    /// What is cancelled (the control topic's reader applies changes to it): a cancelled job is
+    /// finalised at intake without a request, and each cancel sweeps the pools (`sweepCancelled`).
+    let cancellations: Cancellations
 
     init(
         decoder: JobDecoder,
@@ -48,9 +51,11 @@ final class JobPipeline: Sendable {
         complete: @escaping @Sendable (RecordID, Int) -> Void,
         completeAll: @escaping @Sendable ([(id: RecordID, weight: Int)]) -> Void,
         abandon: @escaping @Sendable (RecordID, ResumedJob?) -> Void = { _, _ in },
-        parker: JobParker? = nil
+        parker: JobParker? = nil,
+        cancellations: Cancellations? = nil
     ) {
         self.decoder = decoder
+        self.cancellations = cancellations ?? Cancellations(logger: logger, wallClockMilliseconds: wallClockMilliseconds)
         self.clients = clients
         self.appMetrics = Dictionary(uniqueKeysWithValues: clients.keys.map { ($0, metrics.app($0)) })
         self.appLoads = window?.loads ?? [:]
@@ -74,6 +79,7 @@ final class JobPipeline: Sendable {
             logger: logger,
             wallClockMilliseconds: wallClockMilliseconds
         )
+        self.cancellations.onCancel { [weak self] in self?.sweepCancelled() }
     }
 
     /// Decodes one record (pure: nothing starts). A record the consumer's poll thread read
@@ -110,6 +116,10 @@ final class JobPipeline: Sendable {
     /// APNs client in one hand-over.
     func handle(_ records: [DecodedRecord], started: [Bool], lane: SendLane = .bulk) {
         let received = MonotonicInstant.now
+        // Read before any job is checked: a cancel applied after this sweeps again once the run's
+        // requests are in the pools (below). Nothing cancelled: no job is checked.
+        let cancelEpoch = cancellations.epoch
+        let checkCancels = cancellations.any
         var pending = PendingSubmissions()
         var groups = JobGroupDrafts()
         // Each record read in place through the buffer (the array's subscript copied it, a
@@ -139,6 +149,7 @@ final class JobPipeline: Sendable {
                     lane: lane,
                     pending: &pending,
                     groups: &groups,
+                    checkCancels: checkCancels,
                     // A run of one (the urgent intake's) keeps a progress of its own: a group of one
                     // would cost more objects, not fewer. With several apps every job has one: it
                     // keeps the job's bytes, to park it if its app is held in a revoke, and a job
@@ -156,6 +167,24 @@ final class JobPipeline: Sendable {
         while let (app, submissions) = apps.popLast() {
             client(of: app).send(contentsOf: submissions)
         }
+        cancellations.sweepIfChanged(since: cancelEpoch)
+    }
+
+    /// Ends, in every app's pool, the requests of cancelled jobs that have not gone out (after
+    /// each cancel; `APNSClient.cancel(where:)`).
+    func sweepCancelled() {
+        let filter: APNSCancelFilter = { [cancellations] observer, index in
+            guard let job = Self.job(of: observer, index: index) else { return false }
+            return cancellations.isCancelled(job)
+        }
+        for client in clients.values { client.cancel(where: filter) }
+    }
+
+    /// The job whose request an observer hears as `index`: a job's progress, or a group's member.
+    static func job(of observer: any APNSBatchObserver, index: Int) -> Job? {
+        if let progress = observer as? JobProgress { return progress.job }
+        if let group = observer as? JobGroupProgress, group.members.indices.contains(index) { return group.members[index].job }
+        return nil
     }
 
     /// A started record: rejected, or its job started. Read through a pointer, field by field:
@@ -167,6 +196,7 @@ final class JobPipeline: Sendable {
         lane: SendLane,
         pending: inout PendingSubmissions,
         groups: inout JobGroupDrafts,
+        checkCancels: Bool,
         runRemaining: Int
     ) {
         let id = decoded.pointee.record.id
@@ -186,6 +216,7 @@ final class JobPipeline: Sendable {
                 resumed: decoded.pointee.resumed,
                 pending: &pending,
                 groups: &groups,
+                cancelled: checkCancels && cancellations.isCancelled(job),
                 runRemaining: runRemaining
             )
         }
@@ -201,7 +232,7 @@ final class JobPipeline: Sendable {
 
     // MARK: Jobs
 
-    /// Starts a decoded job: an expired one ends at once, a broadcast is sent, and a
+    /// Starts a decoded job: an expired or `cancelled` one ends at once, a broadcast is sent, and a
     /// device-token job's batch joins `pending` (a single-token job's through its app's group in
     /// `groups`). `runRemaining`: the run's records from this one on, or 0 when the run makes no
     /// groups.
@@ -216,6 +247,7 @@ final class JobPipeline: Sendable {
         resumed: ResumedJob?,
         pending: inout PendingSubmissions,
         groups: inout JobGroupDrafts,
+        cancelled: Bool,
         runRemaining: Int
     ) {
         // The device tokens, or a broadcast's one channel: one request and one delivery each (in
@@ -223,7 +255,9 @@ final class JobPipeline: Sendable {
         let count = job.recipientCount
         let options = sendOptions(for: job, lane: lane, group: id.generation)
         let expired = options.deadline.map { $0 <= .now } ?? false
-        if job.channelID == nil, !expired, count == 1, runRemaining > 0, resumed == nil {
+        // Ends at once, unsent: past its deadline, or cancelled (then it needs no request).
+        let unsent = expired || cancelled
+        if job.channelID == nil, !unsent, count == 1, runRemaining > 0, resumed == nil {
             // A single-token job joins its app's group: no progress object of its own, and its
             // request batch is made with the group's (`seal`).
             let member = JobGroupMember(id: id, job: job, producedAt: producedAt)
@@ -234,7 +268,7 @@ final class JobPipeline: Sendable {
         }
         // Device tokens go as one batch for the job (the tokens' bytes, a block of ids), no
         // notification value per token; made before the progress, which keeps its ids.
-        let batch = job.channelID == nil && !expired ? job.notificationBatch(ids: ids) : nil
+        let batch = job.channelID == nil && !unsent ? job.notificationBatch(ids: ids) : nil
         // Every delivery record of the job has the job id as its key (written from `job.id`, no
         // copy kept), and the same job id, app and source in its value: made once for all of them
         // (a group's member makes its one record's template when it writes it).
@@ -271,6 +305,11 @@ final class JobPipeline: Sendable {
         if expired {
             // Past its deadline already: every token ends expired, never sent.
             results.expired(progress, count: count)
+            return
+        }
+        if cancelled {
+            // Its campaign or id is cancelled: every token ends cancelled, never sent.
+            results.unsent(progress, indices: 0..<count, reason: .cancelled)
             return
         }
         guard let batch else {

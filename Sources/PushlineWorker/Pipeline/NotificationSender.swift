@@ -11,6 +11,10 @@ protocol NotificationSender: AnyObject, Sendable {
     func send(contentsOf submissions: consuming [APNSBatchSubmission])
     /// Sends a broadcast's notifications; `completion` hears each one's outcome.
     func send(_ notifications: [APNSNotification], options: APNSSendOptions, completion: @escaping @Sendable (Int, APNSOutcome) -> Void)
+    /// Ends the waiting requests `filter` picks as `cancelled` (`APNSClient.cancel(where:)`);
+    /// returns how many ended now. After a cancel only: never per notification.
+    @discardableResult
+    func cancel(where filter: @escaping APNSCancelFilter) -> Int
 }
 
 extension APNSClient: NotificationSender {

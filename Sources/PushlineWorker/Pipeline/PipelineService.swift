@@ -125,7 +125,7 @@ final class PipelineService: Service, Sendable {
                     guard await pipeline.gate.waitForUrgentRoom(), !Task.isCancelled else { return }
                     let decoded = pipeline.decode(record)
                     let started = consumer.start([record.id])
-                    if let apps, apps.parksUrgent(decoded) {
+                    if let apps, apps.parksUrgent(decoded, cancellations: pipeline.cancellations) {
                         // A held app's urgent job waits in the deferred topic, not in the urgent
                         // window, and comes back first when the hold ends.
                         pipeline.results.release.park([decoded], started: started, lane: .urgent) { _ in 0 }

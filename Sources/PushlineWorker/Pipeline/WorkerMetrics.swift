@@ -1,5 +1,6 @@
 import Metrics
 import PushlineAPNS
+import PushlineAPNSCore
 import Synchronization
 
 /// The worker's metrics (names in docs/operations.md). Label sets are cached so that recording a
@@ -41,6 +42,8 @@ final class WorkerMetrics: Sendable {
         let delivered: Counter
         let endToEnd: HistogramTimer
         fileprivate let apnsRetries: Counter
+        /// Notifications ended as cancelled (`pushline_cancelled_total{app}`).
+        fileprivate let cancelled: Counter
         /// The app's other outcomes' counters seen so far, by status and reason: found by a scan of
         /// a few entries (two integer compares for a short reason) instead of hashing two strings.
         fileprivate let others = Mutex<[(status: Int, reason: String, counter: Counter)]>([])
@@ -50,10 +53,12 @@ final class WorkerMetrics: Sendable {
             delivered = Counter(label: "pushline_notifications_total", dimensions: [("app", app), ("status", "200"), ("reason", "")])
             endToEnd = HistogramTimer(label: "pushline_end_to_end_latency_seconds", dimensions: [("app", app)])
             apnsRetries = Counter(label: "pushline_retries_total", dimensions: [("app", app), ("kind", "apns")])
+            cancelled = Counter(label: "pushline_cancelled_total", dimensions: [("app", app)])
         }
     }
 
     private let apps = Mutex<[String: AppMetrics]>([:])
+    private static let cancelledReason = APNSOutcome.NoResponse.cancelled.rawValue
 
     /// One lane's metrics: notifications finished, how long they waited in the worker before
     /// their first send, and how old a job's record was when its last result went out.
@@ -141,6 +146,7 @@ final class WorkerMetrics: Sendable {
     /// every caller, stays small.
     @inline(never)
     private func other(_ app: AppMetrics, status: Int, reason: String, run: ResultBatch?) {
+        if status == 0, reason == Self.cancelledReason { app.cancelled.increment() }
         guard let run else {
             counter(app, status: status, reason: reason).increment()
             return

@@ -137,6 +137,8 @@ public struct Worker: Sendable {
         let windowMetrics = Dictionary(uniqueKeysWithValues: configuration.apps.keys.map { ($0, AppWindowMetrics(app: $0)) })
         let parker =
             severalApps ? JobParker(publisher: publisher, topic: try producer.topic(deferredTopic), metrics: windowMetrics) : nil
+        // What is cancelled: the control topic's reader applies to it, the pipeline asks it.
+        let cancellations = Cancellations(logger: logger)
         let pipeline = JobPipeline(
             decoder: decoder,
             clients: pools.clients,
@@ -156,7 +158,8 @@ public struct Worker: Sendable {
             // A group's records (the only ones completed together) come from one consumer.
             completeAll: { records in records.first.map { owner($0.id).complete(contentsOf: records) } },
             abandon: { owner($0).abandon($0, resumable: $1) },
-            parker: parker
+            parker: parker,
+            cancellations: cancellations
         )
         let apps = appWindow.map { window in
             AppsIntake(window: window, deferredTopic: deferredTopic, metrics: windowMetrics)
