@@ -73,6 +73,7 @@ public struct Worker: Sendable {
         )
         // Every cancel already on the control topic is applied before the consumer is made, so it
         // holds for jobs that arrive from the start (bounded: a topic not read in 10 s applies late).
+        // What is cancelled: the control topic's reader applies to it, the pipeline asks it.
         let cancellations = Cancellations(logger: logger)
         let control = try ControlTopicReader(
             kafka: kafka,
@@ -137,8 +138,6 @@ public struct Worker: Sendable {
         let windowMetrics = Dictionary(uniqueKeysWithValues: configuration.apps.keys.map { ($0, AppWindowMetrics(app: $0)) })
         let parker =
             severalApps ? JobParker(publisher: publisher, topic: try producer.topic(deferredTopic), metrics: windowMetrics) : nil
-        // What is cancelled: the control topic's reader applies to it, the pipeline asks it.
-        let cancellations = Cancellations(logger: logger)
         let pipeline = JobPipeline(
             decoder: decoder,
             clients: pools.clients,
