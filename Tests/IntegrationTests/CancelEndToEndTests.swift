@@ -132,6 +132,10 @@ import Testing
         let arrivals = try Self.recorded(recording)
         let late = campaign.tokens.flatMap { arrivals[$0] ?? [] }.filter { $0 > cancelledAt + 1000 }
         let last = campaign.tokens.compactMap { arrivals[$0]?.max() }.max() ?? 0
+        print(
+            "cancel: \(cancelled) of \(total) tokens cancelled; the campaign's last request reached the mock "
+                + "\(last - cancelledAt) ms after the cancel was written"
+        )
         #expect(late.isEmpty, "\(late.count) requests more than 1 s after the cancel; the last \(last - cancelledAt) ms after")
         #expect(campaign.tokens.allSatisfy { (arrivals[$0]?.count ?? 0) <= 1 }, "no token sent twice")
         #expect(other.tokens.allSatisfy { arrivals[$0]?.count == 1 })
