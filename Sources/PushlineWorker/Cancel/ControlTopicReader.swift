@@ -9,7 +9,7 @@ import ServiceLifecycle
 /// every 100 ms) and turns each record into a `CancelChange` for `apply`, in the topic's order.
 ///
 /// Made in `Worker.services()` before the jobs consumer, which is made only once the reader has
-/// applied every cancel already in the topic (or after `bootWait`, with a warning), so a cancel
+/// applied every cancel already in the topic (or after 10 s, with a warning: `waitForBoot`), so a cancel
 /// written before its jobs arrive holds for them. Creates the topic when it is missing
 /// (compacted, `retention.ms` = the cancel retention), else waits for it with a warning.
 final class ControlTopicReader: Service, Sendable {
