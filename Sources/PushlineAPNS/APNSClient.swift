@@ -176,6 +176,15 @@ public final class APNSClient: Sendable {
         submit(RequestBatch(notifications: notifications, options: options, created: .now, completion: .closure(completion)))
     }
 
+    /// Sends many notifications in one hand-over; `observer` hears each one's final outcome (as
+    /// its index in `notifications`), and is what `cancel(where:)` sees of them.
+    public func send(_ notifications: [APNSNotification], options: APNSSendOptions = APNSSendOptions(), observer: any APNSBatchObserver) {
+        guard !notifications.isEmpty else { return }
+        submit(
+            RequestBatch(notifications: notifications, options: options, created: .now, completion: .observer(observer, firstIndex: 0))
+        )
+    }
+
     /// Sends the notifications of `batch` (one per token, sharing everything else) in one
     /// hand-over, with no object or string per notification: requests are (batch, index), and
     /// each header block is written from the batch's bytes. `completion` is called once per

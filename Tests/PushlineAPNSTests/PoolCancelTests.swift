@@ -137,6 +137,23 @@ import Testing
         #expect(driver.machine.requestCount == 0)
     }
 
+    /// Requests handed to a connection that could not start them (it closed first) never
+    /// reached the wire: after a cancel they end cancelled instead of going again.
+    @Test func requestsAConnectionCouldNotStartEndCancelledAfterTheCancel() {
+        let (campaign, other) = (Work(), Work())
+        var driver = Driver(connections: 1, limit: 10)
+        driver.submit(2, completion: .observer(campaign, firstIndex: 0))
+        driver.submit(1, completion: .observer(other, firstIndex: 0))
+        driver.apply(driver.machine.cancel(where: Self.of(campaign), now: driver.now))
+        #expect(driver.finished == 0, "all three were handed to the connection")
+        let handed = driver.inFlight[0]!
+        driver.inFlight = [:]
+        driver.apply(driver.machine.notStarted(slot: 0, handed.map(\.id), connectionUnusable: true, now: driver.now))
+        #expect(Self.cancelled(driver) == [0, 1])
+        #expect(driver.outcomes[0]?[0].attempts == 0, "the attempt that never started does not count")
+        #expect(driver.machine.waiting == 1, "the other work waits for a connection")
+    }
+
     @Test func requestsWithACompletionClosureAreNeverPicked() {
         var driver = Driver(connections: 1, limit: 1)
         driver.submit(3)

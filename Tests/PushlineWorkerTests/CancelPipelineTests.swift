@@ -128,6 +128,27 @@ import Testing
         #expect(values.last?.contains(#""counts":{"0 cancelled":3}"#) == true)
     }
 
+    /// A broadcast of the campaign: cancelled at intake when it arrives after the cancel, and
+    /// ended by the sweep when it waits in its pool at the cancel.
+    @Test func aBroadcastOfACancelledCampaignEndsCancelled() throws {
+        let harness = try PipelineHarness()
+        func broadcast(_ id: String) -> KafkaRecord {
+            PipelineHarness.record(#"{"id":"\#(id)","campaign":"spring","channel_id":"AAAA","payload":{}}"#, offset: 1)
+        }
+        harness.handle([broadcast("waiting")])
+        #expect(harness.sender.unanswered == 1)
+        harness.pipeline.cancellations.apply(Self.cancel(.campaign("spring")))
+        #expect(harness.sender.unanswered == 0)
+        harness.handle([broadcast("later")])
+        #expect(harness.sender.unanswered == 0)
+        for id in ["waiting", "later"] {
+            let values = Self.values(harness, key: id)
+            #expect(values.count == 2, "\(id)")
+            #expect(values.first?.contains(#""channel_id":"AAAA","app":"default","status":0,"reason":"cancelled""#) == true, "\(id)")
+            #expect(values.last?.contains(#""channel_id":"AAAA","counts":{"0 cancelled":1}"#) == true, "\(id)")
+        }
+    }
+
     /// An expired cancel cancels nothing.
     @Test func aJobOfAnExpiredCancelIsSent() throws {
         let harness = try PipelineHarness()

@@ -10,8 +10,8 @@ final class FakeSender: NotificationSender {
     let apnsEnvironment = "production"
     private let outcomeScope: (any APNSOutcomeScope)?
     private let waiting = Mutex<[(count: Int, answer: @Sendable (Int, APNSOutcome) -> Void)]>([])
-    /// Each device-token batch's observer and first index, by its place in `waiting` (nil for a
-    /// broadcast), and the indices `cancel(where:)` ended (answered then, skipped after).
+    /// Each batch's observer and first index, by its place in `waiting`, and the indices
+    /// `cancel(where:)` ended (answered then, skipped after).
     private let observers = Mutex<[(observer: (any APNSBatchObserver)?, first: Int, ended: Set<Int>)]>([])
 
     init(outcomeScope: (any APNSOutcomeScope)?) {
@@ -63,10 +63,10 @@ final class FakeSender: NotificationSender {
         return ended.count
     }
 
-    func send(_ notifications: [APNSNotification], options: APNSSendOptions, completion: @escaping @Sendable (Int, APNSOutcome) -> Void) {
+    func send(_ notifications: [APNSNotification], options: APNSSendOptions, observer: any APNSBatchObserver) {
         waiting.withLock { waiting in
-            waiting.append((notifications.count, completion))
-            observers.withLock { $0.append((nil, 0, [])) }
+            waiting.append((notifications.count, { index, outcome in observer.notificationEnded(index, outcome: outcome) }))
+            observers.withLock { $0.append((observer, 0, [])) }
         }
     }
 

@@ -91,6 +91,9 @@ final class DeferredIntake: Service, Sendable {
         }
         let headers = ParkedRecordHeaders(record.headers)
         decoded.source = headers?.source
+        // Read before the check: a cancel applied between the check and the append below has
+        // swept the queue before the job was in it, and is seen moved then (swept again).
+        let cancelEpoch = pipeline.cancellations.epoch
         if pipeline.cancellations.isCancelled(job) {
             // Cancelled while parked: finalised now (no room needed), under its first source.
             pipeline.handle([decoded], started: consumer.start([record.id]), lane: headers?.lane ?? .bulk)
@@ -110,6 +113,7 @@ final class DeferredIntake: Service, Sendable {
         if held >= maxHeld, !paused.exchange(true, ordering: .relaxed) {
             consumer.pause()
         }
+        if pipeline.cancellations.epoch != cancelEpoch { releaseCancelled() }
     }
 
     private func releaseLoop() async {

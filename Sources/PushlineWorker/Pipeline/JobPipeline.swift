@@ -184,6 +184,7 @@ final class JobPipeline: Sendable {
     static func job(of observer: any APNSBatchObserver, index: Int) -> Job? {
         if let progress = observer as? JobProgress { return progress.job }
         if let group = observer as? JobGroupProgress, group.members.indices.contains(index) { return group.members[index].job }
+        if let broadcast = observer as? BroadcastObserver { return broadcast.progress.job }
         return nil
     }
 
@@ -315,9 +316,11 @@ final class JobPipeline: Sendable {
         guard let batch else {
             // A broadcast: one notification.
             let sent = job.broadcastNotifications(bundleID: decoder.bundleIDs[job.app] ?? "", ids: ids)
-            client(of: job.app).send(sent, options: options) { [results] index, outcome in
-                results.finish(progress, index: index, apnsID: .text(sent[index].apnsID), outcome: outcome)
-            }
+            client(of: job.app).send(
+                sent,
+                options: options,
+                observer: BroadcastObserver(progress: progress, apnsIDs: sent.map(\.apnsID), results: results)
+            )
             return
         }
         // The progress hears each token's outcome (`tokenEnded`): no closure per job.

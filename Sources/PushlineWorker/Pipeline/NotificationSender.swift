@@ -9,8 +9,9 @@ protocol NotificationSender: AnyObject, Sendable {
     var apnsEnvironment: String { get }
     /// Sends the device-token batches of a run; each observer hears its notifications' outcomes.
     func send(contentsOf submissions: consuming [APNSBatchSubmission])
-    /// Sends a broadcast's notifications; `completion` hears each one's outcome.
-    func send(_ notifications: [APNSNotification], options: APNSSendOptions, completion: @escaping @Sendable (Int, APNSOutcome) -> Void)
+    /// Sends a broadcast's notifications; `observer` hears each one's outcome (and a cancel sees
+    /// it: `BroadcastObserver`).
+    func send(_ notifications: [APNSNotification], options: APNSSendOptions, observer: any APNSBatchObserver)
     /// Ends the waiting requests `filter` picks as `cancelled` (`APNSClient.cancel(where:)`);
     /// returns how many ended now. After a cancel only: never per notification.
     @discardableResult
