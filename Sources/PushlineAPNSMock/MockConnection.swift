@@ -107,16 +107,18 @@ final class MockConnection: HTTP2ServerDelegate {
             connection.setMaxConcurrentStreams(raised)
             shared.stats.advertised(limit: Int(raised))
         }
+        // When the request arrived (wall clock), for `--record`; read only when recording.
+        let received = shared.recorder == nil ? 0 : RequestRecorder.nowMilliseconds()
         let delay = TimeAmount(chaos.responseDelay())
         if delay > .zero {
             let streamID = request.streamID
             delayed[streamID] = connection.eventLoop?.assumeIsolated().scheduleTask(in: delay) { [weak self, weak connection] in
                 guard let self, let connection else { return }
                 self.delayed[streamID] = nil
-                self.respond(connection, request, answer, outage: outage)
+                self.respond(connection, request, answer, outage: outage, received: received)
             }
         } else {
-            respond(connection, request, answer, outage: outage)
+            respond(connection, request, answer, outage: outage, received: received)
         }
     }
 
@@ -301,7 +303,14 @@ final class MockConnection: HTTP2ServerDelegate {
         return verdict.refusal
     }
 
-    private func respond(_ connection: HTTP2ServerHandler, _ request: HTTP2ServerRequest, _ answer: MockAnswer, outage: Bool) {
+    /// `received`: when the request arrived (unix ms), for the recorder.
+    private func respond(
+        _ connection: HTTP2ServerHandler,
+        _ request: HTTP2ServerRequest,
+        _ answer: MockAnswer,
+        outage: Bool,
+        received: Int64
+    ) {
         let status = answer.status
         let reason = answer.reason
         responseFields.removeAll()
@@ -345,7 +354,9 @@ final class MockConnection: HTTP2ServerDelegate {
                     neverIndexed: request.headers.filter(\.neverIndex).map(\.name),
                     payloadBytes: request.body?.readableBytes ?? 0,
                     status: status,
-                    reason: reason?.rawValue
+                    reason: reason?.rawValue,
+                    receivedMilliseconds: received,
+                    answeredMilliseconds: RequestRecorder.nowMilliseconds()
                 )
             )
         }

@@ -32,6 +32,16 @@ final class RequestRecorder: Sendable {
         var payloadBytes: Int
         var status: Int
         var reason: String?
+        /// When the request arrived and when it was answered (unix milliseconds, wall clock).
+        var receivedMilliseconds: Int64
+        var answeredMilliseconds: Int64
+    }
+
+    /// The wall clock in unix milliseconds.
+    static func nowMilliseconds() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
     }
 
     func record(_ entry: Entry) {
@@ -42,7 +52,7 @@ final class RequestRecorder: Sendable {
         line += entry.neverIndexed.map(Self.quoted).joined(separator: ",")
         line += "],\"payload_bytes\":\(entry.payloadBytes),\"status\":\(entry.status),\"reason\":"
         line += entry.reason.map(Self.quoted) ?? "null"
-        line += "}\n"
+        line += ",\"received_ms\":\(entry.receivedMilliseconds),\"answered_ms\":\(entry.answeredMilliseconds)}\n"
         let pending: [UInt8]? = buffer.withLock { buffer in
             buffer.append(contentsOf: line.utf8)
             guard buffer.count >= Self.flushThreshold else { return nil }

@@ -64,6 +64,23 @@ public final class KafkaProducer: Sendable {
         )
     }
 
+    /// Enqueues a tombstone (`key`, no value: a compacted topic then forgets the key); the
+    /// delivery report comes like `send`'s, which throws the same way.
+    public func sendTombstone(
+        topic: String,
+        key: [UInt8],
+        onDelivery: (@Sendable (Result<DeliveryReport, KafkaError>) -> Void)? = nil
+    ) throws(KafkaError) {
+        try core.produceTombstone(topic: topic, key: key, delivery: onDelivery.map { ClosureDelivery(topic: topic, completion: $0) })
+    }
+
+    /// Creates `topic` (`partitions`, the broker's replication factor, topic `configs`) and waits
+    /// up to `timeout`: nil when created, else why not (Kafka's TOPIC_ALREADY_EXISTS, code 36,
+    /// when it was there). Blocks: call it off the event loops.
+    public func createTopic(_ topic: String, partitions: Int32, configs: [String: String], timeout: Duration) -> KafkaError? {
+        core.client.createTopic(topic, partitions: partitions, configs: configs, timeout: timeout)
+    }
+
     /// The topic `name`, resolved once: records sent with `send(to:...)` cost no lookup of the
     /// topic by name. Throws when librdkafka cannot make a handle for it.
     public func topic(_ name: String) throws(KafkaError) -> KafkaTopic {

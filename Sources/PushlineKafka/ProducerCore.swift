@@ -73,6 +73,15 @@ final class ProducerCore: @unchecked Sendable {
         throw refusal(error, topic: topic)
     }
 
+    /// Enqueues a tombstone for `key` on the topic `name`; throws like `produce`.
+    func produceTombstone(topic name: String, key: [UInt8], delivery: KafkaDelivery?) throws(KafkaError) {
+        let topic = try topic(name)
+        let opaque = delivery.map { Unmanaged.passRetained($0).toOpaque() }
+        guard let error = client.produceTombstone(topic: topic, key: key, opaque: opaque) else { return }
+        if let opaque { Unmanaged<KafkaDelivery>.fromOpaque(opaque).release() }
+        throw refusal(error, topic: topic)
+    }
+
     /// Why librdkafka refused a record on `topic`: the client's fatal error when that is the
     /// cause, and the topic's name in the message.
     private func refusal(_ error: KafkaError, topic: RDKafkaTopic) -> KafkaError {

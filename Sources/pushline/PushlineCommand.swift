@@ -10,6 +10,7 @@ struct PushlineCommand: AsyncParsableCommand {
             RunCommand.self,
             MockAPNSCommand.self,
             EnqueueCommand.self,
+            CancelCommand.self,
             JWTCommand.self,
             ChannelsCommand.self,
         ]

@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -157,8 +158,11 @@ class Stack(LocalStack):
     asked), the chaos topics, a signing key, the mock APNs on a port reserved for the whole
     scenario (so it can start late or restart), configurations and workers."""
 
-    def __init__(self, name, mock_flags, tokens, per_job=10, mock_running=True, partitions=4, proxy=False, worker=None):
+    def __init__(self, name, mock_flags, tokens, per_job=10, mock_running=True, partitions=4, proxy=False, worker=None,
+                 campaign=None):
         self.name = name
+        # `campaign`: the jobs' `campaign` field (what `pushline cancel --campaign` names).
+        self.campaign_name = campaign
         # `worker`: settings of the workers' `worker` section beyond the chaos defaults.
         self.worker_settings = dict(worker or {})
         self._statuses, self._ends, self._results_reader = {}, {}, None
@@ -212,8 +216,10 @@ class Stack(LocalStack):
             while len(all_tokens) < tokens:
                 batch = ["%056x%08x" % (jobs, i) for i in range(min(per_job, tokens - len(all_tokens)))]
                 all_tokens += batch
-                handle.write(json.dumps({"id": f"{self.name}-{jobs}", "tokens": batch,
-                                         "payload": {"aps": {"alert": "chaos"}}}, separators=(",", ":")) + "\n")
+                job = {"id": f"{self.name}-{jobs}", "tokens": batch, "payload": {"aps": {"alert": "chaos"}}}
+                if self.campaign_name:
+                    job["campaign"] = self.campaign_name
+                handle.write(json.dumps(job, separators=(",", ":")) + "\n")
                 jobs += 1
         subprocess.run([BIN, "enqueue", "--config", self.config()[0], "--file", path, "--quiet"], check=True)
         return jobs, set(all_tokens)
@@ -914,6 +920,57 @@ def scenario_soak(minutes, rate):
         stack.close()
 
 
+def scenario_cancel(tokens):
+    """Issue 53's cancel: a campaign (jobs of 100 tokens, the mock latency-bound at about 800
+    notifications a second per worker: 4 connections x 10 streams x 50 ms) on two workers,
+    cancelled with `pushline cancel` once about 30% of its results are in. Measures the cancel
+    latency: from the cancel record's write (its Kafka timestamp, which the command prints) to the
+    last request of the campaign that reached the mock (`--record`'s arrival times). Every token
+    ends with exactly one final record, delivered or `status 0, reason "cancelled"`; every job's
+    offset is committed; the row fails when a request arrived more than 1 s after the write."""
+    recording = os.path.join(RUN, "cancel", "requests.jsonl")
+    stack = Stack("cancel", ["--max-streams", "10", "--latency-ms", "50", "--record", recording], tokens, per_job=100,
+                  campaign="chaos-cancel")
+    try:
+        first, second = stack.start_worker(), stack.start_worker()
+        deadline = time.time() + 120
+        # Polled every 100 ms (not the reader's usual second), so the cancel lands near 30%.
+        while len(stack._statuses) < 0.3 * len(stack.tokens) and time.time() < deadline:
+            stack._reader().poll(0.1, stack._read)
+        at_cancel = len(stack._statuses)
+        command = subprocess.run([BIN, "cancel", "--config", stack.config()[0], "--campaign", "chaos-cancel",
+                                  "--reason", "chaos row"], capture_output=True, text=True)
+        match = re.search(r"written_ms (\d+)", command.stdout)
+        if command.returncode != 0 or not match:
+            raise RuntimeError(f"pushline cancel exited {command.returncode}: {command.stdout} {command.stderr}")
+        written = int(match.group(1))
+        counts = stack.wait_all()
+        # The recording is whole once the mock has stopped.
+        stack.mock.stop()
+        arrivals = []
+        with open(recording) as handle:
+            for line in handle:
+                arrivals.append(json.loads(line)["received_ms"])
+        last = max(arrivals) if arrivals else written
+        late = sum(1 for at in arrivals if at > written + 1000)
+        cancelled = sum(1 for statuses in stack.final_statuses().values() if statuses == [0])
+        # Each worker's "cancel seen" line says how long after the write it applied the cancel.
+        seen = []
+        for worker in (first, second):
+            with open(worker.log_path, errors="replace") as handle:
+                seen += [int(ms) for ms in re.findall(r'"msg":"cancel seen".*?"seen_after_ms":"(-?\d+)"', handle.read())]
+        row = verdict("cancel a campaign at ~30% on two workers", stack, counts, committed=True,
+                      extra=(f"cancel latency {last - written} ms (write to last request at the mock); "
+                             f"{late} requests > 1 s after; {at_cancel} results at the cancel; "
+                             f"{cancelled} tokens cancelled; applied {seen} ms after the write by the 2 workers"),
+                      why="no fault: one final record per token")
+        if late or len(seen) != 2 or cancelled == 0:
+            row["verdict"] = "FAIL"
+        return row
+    finally:
+        stack.close()
+
+
 def sent_gauge(worker, name):
     """The sum of a metric's series (or one series, when `name` includes its labels)."""
     return total(scrape(f"127.0.0.1:{worker.metrics_port}"), name)
@@ -941,6 +998,7 @@ SCENARIOS = {
     "apnsdown": scenario_apns_down_at_start,
     "apns403": scenario_apns_403,
     "apns503": scenario_apns_503,
+    "cancel": scenario_cancel,
 }
 
 

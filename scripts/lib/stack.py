@@ -15,7 +15,7 @@ Everything started here runs in its own process group, gets SIGTERM when its sta
 Command line (scripts/stack):
   stack broker [--log PATH] [--topic NAME:PARTITIONS]...
       starts a broker, prints one JSON line {"bootstrap_servers", "port", "pid", "log",
-      "client_properties"}, then serves stdin lines "topic NAME PARTITIONS" (answer "ok" or
+      "client_properties"}, then serves stdin lines "topic NAME PARTITIONS [CONFIG=VALUE]..." (answer "ok" or
       "error: ..."); stops the broker and exits at end of input or on SIGTERM.
   stack config --out PATH < spec.json
       writes a worker configuration (see `worker_config` for the spec's keys).
@@ -222,9 +222,12 @@ class Broker:
             time.sleep(0.05)
         raise StackError(f"Tansu on port {self.port} answered no metadata within {timeout} s")
 
-    def create_topic(self, name, partitions):
-        """Creates `name` with `partitions`; remembered in `self.topics` (name -> partitions)."""
-        result = subprocess.run([tansu_binary(), "topic", "create", name, "--partitions", str(partitions),
+    def create_topic(self, name, partitions, configs=None):
+        """Creates `name` with `partitions` and topic `configs` ({name: value}: Tansu stores them and
+        DescribeConfigs shows them; its memory storage neither compacts nor deletes by retention);
+        remembered in `self.topics` (name -> partitions)."""
+        options = [word for key, value in (configs or {}).items() for word in ("--config", f"{key}={value}")]
+        result = subprocess.run([tansu_binary(), "topic", "create", name, "--partitions", str(partitions), *options,
                                  "--broker", f"tcp://127.0.0.1:{self.port}"], capture_output=True, text=True)
         if result.returncode != 0:
             message = re.sub(r"\x1b\[[0-9;]*m", "", (result.stderr or result.stdout).strip())[-300:]
@@ -358,6 +361,16 @@ def deferred_topic(config):
     return kafka.get("deferred_topic") or kafka.get("jobs_topic", JOBS_TOPIC) + ".deferred"
 
 
+# worker.cancel_retention_ms's default: a cancel holds 7 days.
+CANCEL_RETENTION_MS = 604_800_000
+
+
+def control_topic(config):
+    """The topic of cancels a worker with `config` reads: kafka.control_topic, or `<jobs_topic>.control`."""
+    kafka = config.get("kafka", {})
+    return kafka.get("control_topic") or kafka.get("jobs_topic", JOBS_TOPIC) + ".control"
+
+
 def _yaml_scalar(value):
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -453,6 +466,7 @@ class LocalStack:
                                ca_file or self.mock.ca_file, self.key, self.key_id, self.team_id, **kwargs)
         if len(config["apps"]) > 1:
             self.create_deferred_topic(config)
+        self.create_control_topic(config)
         return write_config(os.path.join(self.dir, f"{name}.yaml"), config), metrics_port
 
     def create_deferred_topic(self, config):
@@ -468,6 +482,16 @@ class LocalStack:
             raise StackError(f"a worker with several apps needs {name} with as many partitions as {jobs}: "
                              f"create {jobs} before writing its configuration")
         self.broker.create_topic(name, self.broker.topics[jobs])
+
+    def create_control_topic(self, config):
+        """Creates the topic of cancels a worker with `config` reads whole (kafka.control_topic, or
+        `<jobs_topic>.control`) as a worker would: one partition, compacted, kept as long as a cancel
+        holds; unless this broker has it already. Workers started together then need not race to
+        create it."""
+        name = control_topic(config)
+        if name not in self.broker.topics:
+            retention = config.get("worker", {}).get("cancel_retention_ms", CANCEL_RETENTION_MS)
+            self.broker.create_topic(name, 1, {"cleanup.policy": "compact,delete", "retention.ms": retention})
 
     def start_worker(self, config, metrics_port, name=None, binary=BIN, wrapper=()):
         worker = Worker(config, os.path.join(self.dir, f"{name or 'worker-%d' % metrics_port}.log"), metrics_port,
@@ -510,11 +534,11 @@ def serve_broker(arguments):
         for line in sys.stdin:
             words = line.split()
             try:
-                if len(words) == 3 and words[0] == "topic":
-                    broker.create_topic(words[1], int(words[2]))
+                if len(words) >= 3 and words[0] == "topic" and all("=" in word for word in words[3:]):
+                    broker.create_topic(words[1], int(words[2]), dict(word.split("=", 1) for word in words[3:]))
                     print("ok", flush=True)
                 elif words:
-                    print(f"error: unknown command {line.strip()!r} (topic NAME PARTITIONS)", flush=True)
+                    print(f"error: unknown command {line.strip()!r} (topic NAME PARTITIONS [CONFIG=VALUE]...)", flush=True)
             except (StackError, ValueError) as error:
                 print(f"error: {error}", flush=True)
     except StackError as error:
@@ -596,16 +620,19 @@ def detached(arguments):
             print("broker: not running", file=sys.stderr)
             return 1
         print(f"127.0.0.1:{port()}")
-    elif command == "topic" and len(arguments) in (2, 3):
+    elif (command == "topic" and len(arguments) >= 2 and (len(arguments) == 2 or arguments[2].isdigit())
+          and all("=" in word for word in arguments[3:])):
         if not running():
             print("broker: not running", file=sys.stderr)
             return 1
+        options = [word for setting in arguments[3:] for word in ("--config", setting)]
         result = subprocess.run([tansu_binary(), "topic", "create", arguments[1], "--partitions",
-                                 arguments[2] if len(arguments) > 2 else "3", "--broker", f"tcp://127.0.0.1:{port()}"],
-                                stdout=sys.stderr)
+                                 arguments[2] if len(arguments) > 2 else "3", *options,
+                                 "--broker", f"tcp://127.0.0.1:{port()}"], stdout=sys.stderr)
         return result.returncode
     else:
-        print("usage: scripts/broker start [PORT] | stop | address | topic NAME [PARTITIONS]", file=sys.stderr)
+        print("usage: scripts/broker start [PORT] | stop | address | topic NAME [PARTITIONS [CONFIG=VALUE]...]",
+              file=sys.stderr)
         return 2
     return 0
 

@@ -68,6 +68,12 @@ enum ConfigurationKeys {
             "with more than one app: where the jobs of an app that is held, paced or slow at its share of the window wait (byte-for-byte copies with `pushline-*` headers), so that they never stop other apps; read back by the group `<group_id>.deferred`; `\"\"` = `<jobs_topic>.deferred` ([kafka.md](kafka.md#apps-kept-apart))",
             change: "to match your topic names; create it with as many partitions as the jobs topic"
         ),
+        Key(
+            "kafka.control_topic",
+            .string(\.kafka.controlTopic),
+            "cancel records written by `pushline cancel` (key `campaign:<name>` or `job:<id>`, a tombstone lifts it); every worker reads the whole topic outside the consumer group, from the start at boot, then following it; `\"\"` = `<jobs_topic>.control`; a worker creates it when missing (compacted, `retention.ms` = `worker.cancel_retention_ms`)",
+            change: "to match your topic names; one partition is plenty"
+        ),
 
         Key(
             "apns.endpoint",
@@ -219,6 +225,13 @@ enum ConfigurationKeys {
             .boolean(\.worker.dryRun),
             "every job is a dry run, as if it said `\"dry_run\": true`: decoded, validated and rendered, and each token ends with `status 0, reason \"dry_run\"` and no request; the APNs pools still start and connect ([records.md](records.md#dry-runs))",
             change: "`true` for a worker that rehearses campaigns, e.g. on a topic of its own"
+        ),
+        Key(
+            "worker.cancel_retention_ms",
+            .integer(\.worker.cancelRetentionMilliseconds),
+            rule: .range(60_000...31_536_000_000),
+            "how long a cancel holds after it was written (its control record's timestamp): older cancels are ignored, and the control topic this worker creates keeps records this long",
+            change: "longer when campaigns' jobs may wait in Kafka for more than a week"
         ),
         Key(
             "worker.allow_insecure_key_files",

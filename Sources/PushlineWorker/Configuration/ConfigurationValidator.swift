@@ -28,7 +28,12 @@ enum ConfigurationValidator {
             ("dead_letter_topic", kafka.deadLetterTopic), ("invalidations_topic", kafka.invalidationsTopic),
         ] {
             require(kafka.deferredTopicName != topic, "kafka.deferred_topic: '\(kafka.deferredTopicName)' is also the \(name)")
+            require(kafka.controlTopicName != topic, "kafka.control_topic: '\(kafka.controlTopicName)' is also the \(name)")
         }
+        require(
+            kafka.controlTopicName != kafka.deferredTopicName,
+            "kafka.control_topic: '\(kafka.controlTopicName)' is also the deferred_topic"
+        )
         if !kafka.urgentJobsTopic.isEmpty {
             for (name, topic) in [
                 ("jobs_topic", kafka.jobsTopic), ("results_topic", kafka.resultsTopic), ("dead_letter_topic", kafka.deadLetterTopic),

@@ -41,6 +41,9 @@ public struct PushlineConfiguration: Sendable, Hashable {
         /// Where the jobs of an app that is held, paced or slow at its share wait, so that they
         /// never stop other apps; "" = `<jobs_topic>.deferred`. Used with more than one app.
         public var deferredTopic = ""
+        /// The compacted topic of cancel records (`pushline cancel`), read whole by every worker
+        /// outside the consumer group; "" = `<jobs_topic>.control`.
+        public var controlTopic = ""
         /// Passed to librdkafka as-is (security.protocol, sasl.*, ssl.*, ...).
         public var properties: [String: String] = [:]
         public init() {}
@@ -48,6 +51,11 @@ public struct PushlineConfiguration: Sendable, Hashable {
         /// The deferred topic's name: `deferredTopic`, or `<jobs_topic>.deferred`.
         public var deferredTopicName: String {
             deferredTopic.isEmpty ? jobsTopic + ".deferred" : deferredTopic
+        }
+
+        /// The control topic's name: `controlTopic`, or `<jobs_topic>.control`.
+        public var controlTopicName: String {
+            controlTopic.isEmpty ? jobsTopic + ".control" : controlTopic
         }
 
         /// The topics the worker's consumer subscribes to: the jobs topic, and the urgent lane's.
@@ -173,6 +181,9 @@ public struct PushlineConfiguration: Sendable, Hashable {
         public var collapseDuplicates = true
         /// Every job is a dry run (`Job.dryRun`): validated and rendered, nothing sent.
         public var dryRun = false
+        /// How long a cancel holds after it was written (its record's timestamp); older cancels
+        /// are ignored, and the control topic keeps records this long (`retention.ms`).
+        public var cancelRetentionMilliseconds = 604_800_000
         public init() {}
     }
 

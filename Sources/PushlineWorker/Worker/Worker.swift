@@ -21,8 +21,8 @@ public struct Worker: Sendable {
         self.health = health
     }
 
-    /// The worker's services, each after the ones it depends on: producer, APNs pools, gauge
-    /// sampler, consumer, pipeline. Throws `ConfigurationProblems` for an app that cannot be set up
+    /// The worker's services, each after the ones it depends on: control topic reader, producer,
+    /// APNs pools, gauge sampler, consumer, pipeline. Throws `ConfigurationProblems` for an app that cannot be set up
     /// and `KafkaError` for a client librdkafka refuses.
     public func services() throws -> [ServiceGroupConfiguration.ServiceConfiguration] {
         let (configuration, logger) = (self.configuration, self.logger)
@@ -78,6 +78,17 @@ public struct Worker: Sendable {
             // not going to be answered (docs/kafka.md, "A join that is never answered").
             stalledJoinLimit: sessionTimeout * 2 + revokeDrainTimeout
         )
+        // Every cancel already on the control topic is applied before the consumer is made, so it
+        // holds for jobs that arrive from the start (bounded: a topic not read in 10 s applies late).
+        // What is cancelled: the control topic's reader applies to it, the pipeline asks it.
+        let cancellations = Cancellations(logger: logger)
+        let control = try ControlTopicReader(
+            kafka: kafka,
+            retentionMilliseconds: configuration.worker.cancelRetentionMilliseconds,
+            logger: logger,
+            apply: { cancellations.apply($0) }
+        )
+        control.waitForBoot(timeout: .seconds(10))
         let consumer = try KafkaConsumer(
             configuration: jobsConsumer,
             logger: logger,
@@ -134,8 +145,6 @@ public struct Worker: Sendable {
         let windowMetrics = Dictionary(uniqueKeysWithValues: configuration.apps.keys.map { ($0, AppWindowMetrics(app: $0)) })
         let parker =
             severalApps ? JobParker(publisher: publisher, topic: try producer.topic(deferredTopic), metrics: windowMetrics) : nil
-        // What is cancelled: the control topic's reader applies to it, the pipeline asks it.
-        let cancellations = Cancellations(logger: logger)
         let pipeline = JobPipeline(
             decoder: decoder,
             clients: pools.clients,
@@ -199,6 +208,8 @@ public struct Worker: Sendable {
 
         let parked = deferredServices(deferred, pipeline: pipeline, window: appWindow, metrics: windowMetrics, gate: gate)
         return [
+            // First, so it stops last: cancels keep applying through the drain.
+            .init(service: control),
             .init(service: publisher),
             .init(service: pools),
             .init(service: sampler),

@@ -1,0 +1,162 @@
+import Foundation
+import Logging
+
+/// `KafkaTopicFollower`'s thread: finds (or creates) the topic, assigns every partition from the
+/// beginning, polls, and says when it has read up to where each partition ended when it began.
+///
+/// Threading: librdkafka is called only from the follower's thread; `caughtUp`, `stopping` and
+/// `finished` are guarded by `condition`.
+final class TopicFollowerCore: @unchecked Sendable {
+    // @unchecked Sendable: the `let`s are immutable; the mutable state is guarded by `condition`.
+    private let client: RDKafkaClient
+    private let configuration: KafkaTopicFollowerConfiguration
+    private let logger: Logger
+    private let onRecord: @Sendable (KafkaRecord) -> Void
+    private let condition = NSCondition()
+    private var caughtUp = false
+    private var stopping = false
+    private var finished = false
+
+    /// Kafka's TOPIC_ALREADY_EXISTS.
+    private static let topicAlreadyExists = KafkaError.Code(rawValue: 36)
+
+    init(
+        client: RDKafkaClient,
+        configuration: KafkaTopicFollowerConfiguration,
+        logger: Logger,
+        onRecord: @escaping @Sendable (KafkaRecord) -> Void
+    ) {
+        self.client = client
+        self.configuration = configuration
+        self.logger = logger
+        self.onRecord = onRecord
+    }
+
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "kafka-follower"
+        thread.start()
+    }
+
+    var isCaughtUp: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return caughtUp
+    }
+
+    func waitUntilCaughtUp(timeout: Duration) -> Bool {
+        let deadline = Date().addingTimeInterval(Double(timeout.milliseconds) / 1000)
+        condition.lock()
+        defer { condition.unlock() }
+        while !caughtUp && !finished && condition.wait(until: deadline) {}
+        return caughtUp
+    }
+
+    func requestStop() {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func stop() {
+        requestStop()
+        condition.lock()
+        while !finished { condition.wait() }
+        condition.unlock()
+    }
+
+    private var isStopping: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return stopping
+    }
+
+    /// Waits up to `interval` unless stopped; returns false once stopping.
+    private func pause(_ interval: Duration) -> Bool {
+        let deadline = Date().addingTimeInterval(Double(interval.milliseconds) / 1000)
+        condition.lock()
+        defer { condition.unlock() }
+        while !stopping && condition.wait(until: deadline) {}
+        return !stopping
+    }
+
+    private func run() {
+        defer {
+            condition.lock()
+            finished = true
+            condition.broadcast()
+            condition.unlock()
+        }
+        guard let count = findTopic() else { return }
+        let topic = configuration.topic
+        if let error = client.assignFromBeginning(topic, count: count) {
+            logger.error("cannot read topic", metadata: ["topic": "\(topic)", "error": "\(error)"])
+            return
+        }
+        logger.info("reading topic from the beginning", metadata: ["topic": "\(topic)", "partitions": "\(count)"])
+        follow(partitions: count)
+        client.unassignAll()
+    }
+
+    /// The topic's partition count, once it exists (created here when configured); nil when
+    /// stopped first.
+    private func findTopic() -> Int32? {
+        let topic = configuration.topic
+        var warned = false
+        while !isStopping {
+            if let creation = configuration.creation {
+                switch client.createTopic(topic, partitions: creation.partitions, configs: creation.configs, timeout: .seconds(10)) {
+                case nil:
+                    logger.info(
+                        "topic created",
+                        metadata: [
+                            "topic": "\(topic)",
+                            "configs": "\(creation.configs.sorted { $0.key < $1.key }.map { "\($0)=\($1)" }.joined(separator: " "))",
+                        ]
+                    )
+                case let error? where error.code == Self.topicAlreadyExists:
+                    break
+                case let error?:
+                    if !warned { logger.warning("cannot create topic", metadata: ["topic": "\(topic)", "error": "\(error)"]) }
+                }
+            }
+            do {
+                if let count = try client.partitionCount(of: topic, timeout: .seconds(10)) { return count }
+                if !warned { logger.warning("topic missing; waiting for it", metadata: ["topic": "\(topic)"]) }
+            } catch {
+                if !warned { logger.warning("cannot read topic metadata; retrying", metadata: ["topic": "\(topic)", "error": "\(error)"]) }
+            }
+            warned = true
+            guard pause(configuration.retryInterval) else { return nil }
+        }
+        return nil
+    }
+
+    private func follow(partitions count: Int32) {
+        var ended = Set<Int32>()
+        var topicNames = RDKafkaTopicNames()
+        let timeout = Int32(clamping: configuration.pollInterval.milliseconds)
+        while !isStopping {
+            client.pollFollowed(
+                upTo: 1000,
+                timeout: timeout,
+                topicNames: &topicNames,
+                record: onRecord,
+                end: { partition in
+                    guard ended.count < count, ended.insert(partition).inserted, ended.count == count else { return }
+                    condition.lock()
+                    caughtUp = true
+                    condition.broadcast()
+                    condition.unlock()
+                },
+                error: { error in
+                    logger.warning(
+                        "topic read error; librdkafka retries",
+                        metadata: ["topic": "\(configuration.topic)", "error": "\(error)"]
+                    )
+                }
+            )
+        }
+    }
+}
