@@ -39,8 +39,12 @@ public struct KafkaTopicFollowerConfiguration: Sendable, Hashable {
     }
 
     /// Settings the follower relies on: no group, no commits, ends of partitions reported (how
-    /// it knows it read the whole topic), logs served by its polls.
+    /// it knows it read the whole topic), logs served by its polls, and a broker that answers a
+    /// fetch within 100 ms even when nothing is new (a broker that holds a fetch for its whole
+    /// wait would otherwise delay a new record by librdkafka's default 500 ms, whatever the
+    /// jobs consumer's `fetch.wait.max.ms`).
     public static let requiredProperties: [String: String] = [
+        "fetch.wait.max.ms": "100",
         "enable.auto.commit": "false",
         "enable.auto.offset.store": "false",
         "enable.partition.eof": "true",
