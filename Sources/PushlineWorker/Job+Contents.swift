@@ -20,6 +20,8 @@ extension Job {
         var meta: [UInt8]?
         /// A rehearsal: validated and rendered, nothing sent (`dry_run`, or `worker.dry_run`).
         var dryRun = false
+        /// A personalised job's template and variables (`Personalisation`); nil for a plain job.
+        var personalisation: Personalisation? = nil
     }
 
     /// The one allocation a job's copies share; immutable.

@@ -103,6 +103,28 @@ public struct Job: Sendable, Hashable {
         set { update { $0.dryRun = newValue } }
     }
 
+    /// A personalised job's template and its tokens' variables; nil for a plain job (its payload
+    /// is sent as written).
+    var personalisation: Personalisation? {
+        get { box.contents.personalisation }
+        set { update { $0.personalisation = newValue } }
+    }
+
+    /// Whether the job is personalised (`personalisation`).
+    var isPersonalised: Bool { box.contents.personalisation != nil }
+
+    /// The job for its tokens `indices` only (ascending), a personalised job's variables with
+    /// them: a job resumed with its unanswered tokens.
+    func narrowed(to indices: [Int]) -> Job {
+        let all = deviceTokens
+        var narrowed = self
+        narrowed.update {
+            $0.deviceTokens = APNSDeviceTokens(indices.map { all.token(at: $0) })
+            $0.personalisation = $0.personalisation?.narrowed(to: indices)
+        }
+        return narrowed
+    }
+
     private mutating func update(_ change: (inout Contents) -> Void) {
         var contents = box.contents
         change(&contents)
