@@ -10,12 +10,18 @@ final class FakeSender: NotificationSender {
     let apnsEnvironment = "production"
     private let outcomeScope: (any APNSOutcomeScope)?
     private let waiting = Mutex<[(count: Int, answer: @Sendable (Int, APNSOutcome) -> Void)]>([])
+    private let kept = Mutex<[(firstIndex: Int, batch: APNSNotificationBatch)]>([])
+
+    /// Every batch sent so far, with the index its observer hears as its notification 0.
+    var batches: [(firstIndex: Int, batch: APNSNotificationBatch)] { kept.withLock { $0 } }
 
     init(outcomeScope: (any APNSOutcomeScope)?) {
         self.outcomeScope = outcomeScope
     }
 
     func send(contentsOf submissions: consuming [APNSBatchSubmission]) {
+        let batches = submissions.map { (firstIndex: $0.firstIndex, batch: $0.batch) }
+        kept.withLock { $0.append(contentsOf: batches) }
         let sent = submissions.map { submission in
             let (observer, first) = (submission.observer, submission.firstIndex)
             return (
