@@ -27,9 +27,16 @@ public struct Job: Sendable, Hashable {
         }
     }
     /// The device tokens' bytes, as the record gave them (no `String` per token).
+    /// Setting tokens of another count leaves a personalised job plain (its variables were its
+    /// tokens'): `narrowed(to:)` keeps them.
     public var deviceTokens: APNSDeviceTokens {
         get { box.contents.deviceTokens }
-        set { update { $0.deviceTokens = newValue } }
+        set {
+            update {
+                if $0.deviceTokens.count != newValue.count { $0.personalisation = nil }
+                $0.deviceTokens = newValue
+            }
+        }
     }
     /// The device tokens as strings (made on each read; the pipeline uses `deviceTokens`).
     public var tokens: [String] {
