@@ -98,4 +98,26 @@ import Testing
         harness.producer.acknowledge(harness.producer.waiting.count)
         #expect(harness.released.completedOffsets.sorted() == [1, 2])
     }
+
+    /// A rehearsal of a personalised job renders it: the tokens that would fail say why, the
+    /// others end `dry_run`, and nothing reaches the client.
+    @Test func aDryRunRendersAndCountsWhatWouldFail() throws {
+        let harness = try PipelineHarness()
+        let tokens = (0..<3).map(PipelineHarness.token)
+        let long = String(repeating: "L", count: 4100)
+        let json =
+            #"{"id":"d1","dry_run":true,"tokens":[{"token":"\#(tokens[0])","vars":{"n":"A"}},"\#(tokens[1])",{"token":"\#(tokens[2])","vars":{"n":"\#(long)"}}],"payload":{"aps":{"alert":"{{n}}"}}}"#
+        // Too long a var for a token's vars: the job is refused whole.
+        harness.handle([PipelineHarness.record(json, offset: 5)])
+        #expect(harness.produced(on: JobPipelineTests.results).first?.value.contains("tokens[2].vars: ") == true)
+        let fits = String(repeating: "L", count: 1000)
+        let padded =
+            #"{"id":"d2","dry_run":true,"tokens":[{"token":"\#(tokens[0])","vars":{"n":"A"}},"\#(tokens[1])",{"token":"\#(tokens[2])","vars":{"n":"\#(fits)"}}],"payload":{"aps":{"alert":"{{n}}"},"pad":"\#(String(repeating: "p", count: 3100))"}}"#
+        harness.handle([PipelineHarness.record(padded, offset: 6)])
+        #expect(harness.sender.batches.isEmpty && harness.sender.unanswered == 0)
+        let done = try #require(harness.produced(on: JobPipelineTests.results).last)
+        #expect(done.value.hasPrefix(#"{"type":"job_done","job_id":"d2""#))
+        #expect(done.value.contains(#""0 dry_run":1"#) && done.value.contains(#""0 missing_variable":1"#))
+        #expect(done.value.contains(#""0 payload_too_large":1"#))
+    }
 }
