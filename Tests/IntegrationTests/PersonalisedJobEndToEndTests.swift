@@ -64,6 +64,8 @@ import Testing
         #expect(await worker.waitForExit(timeout: .seconds(40)) == 0)
         await harness.stop()
 
+        // Every record, the unrendered tokens' included, as docs/schemas describe them.
+        try RecordContract.validate(results, required: ["delivery", "job_done"])
         let objects = results.map(json)
         var requests: [String: [String]] = [:]
         for line in try String(contentsOfFile: recording, encoding: .utf8).split(separator: "\n") {
