@@ -27,13 +27,13 @@ final class RequestBatch: Sendable {
     /// Request `i`'s payload, for a shared batch whose payloads differ
     /// (`APNSNotificationBatch.payloads`); nil otherwise.
     private let payloads: [[UInt8]]?
-    /// Request `i`'s payload's range in `bufferBody`, for a batch whose payloads are in one buffer
+    /// Request `i`'s payload's range (less `bufferOffset`: in `bufferBody`), for a batch whose payloads are in one buffer
     /// (`APNSNotificationBatch.payloadBuffer`); nil otherwise.
     private let bufferPayloads: APNSPayloadBuffer?
-    /// `bufferPayloads`' bytes, copied once into a buffer each request's body is a slice of (no
+    /// The payloads' bytes, copied once into a buffer each request's body is a slice of (no
     /// allocation per request).
     private let bufferBody: ByteBuffer?
-    /// Where `bufferBody` starts in `bufferPayloads.bytes`.
+    /// Where `bufferBody` starts in the bytes `bufferPayloads`' ranges address.
     private let bufferOffset: Int
     /// Request `i`'s `apns-collapse-id`, for a shared batch whose collapse ids differ
     /// (`APNSNotificationBatch.collapseIDs`; the prototype then has none); nil otherwise.
@@ -91,7 +91,8 @@ final class RequestBatch: Sendable {
         payloads = batch.payloads
         precondition(batch.payloadBuffer.map { $0.count == batch.count } ?? true, "a payload per token in the buffer")
         precondition(batch.payloads == nil || batch.payloadBuffer == nil, "payloads and payloadBuffer both set")
-        bufferPayloads = batch.payloadBuffer
+        // The ranges alone: the bytes are in `bufferBody`, and the array goes with the batch.
+        bufferPayloads = batch.payloadBuffer?.rangesOnly
         bufferBody = batch.payloadBuffer.map { buffer in
             buffer.bytes.withUnsafeBytes { ByteBuffer(bytes: UnsafeRawBufferPointer(rebasing: $0[buffer.span])) }
         }

@@ -45,6 +45,13 @@ public struct APNSPayloadBuffer: Sendable, Hashable {
         return range(at: 0).lowerBound..<range(at: count - 1).upperBound
     }
 
+    /// The same payloads' ranges without their bytes (`bytes` empty; `range(at:)` and `span`
+    /// unchanged): for a holder that keeps a copy of the bytes in a buffer of its own, so that the
+    /// array is not kept alive beside it.
+    public var rangesOnly: APNSPayloadBuffer {
+        APNSPayloadBuffer(bytes: [], ends: ends, first: first, count: count)
+    }
+
     /// Payload `index` as an array of its own.
     public func payload(at index: Int) -> [UInt8] {
         Array(bytes[range(at: index)])

@@ -22,5 +22,7 @@ import Testing
         let inner = slice.slice(2..<3)
         #expect(inner.payload(at: 0) == payloads[3] && inner.range(at: 0) == 9..<bytes.count)
         #expect(buffer.slice(2..<2).span == 0..<0)
+        let ranges = slice.rangesOnly
+        #expect(ranges.bytes.isEmpty && ranges.span == slice.span && (0..<3).map(ranges.range(at:)) == (0..<3).map(slice.range(at:)))
     }
 }
