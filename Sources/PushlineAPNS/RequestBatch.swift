@@ -1,3 +1,4 @@
+import NIOCore
 import PushlineAPNSCore
 import PushlineHTTP2
 
@@ -26,6 +27,14 @@ final class RequestBatch: Sendable {
     /// Request `i`'s payload, for a shared batch whose payloads differ
     /// (`APNSNotificationBatch.payloads`); nil otherwise.
     private let payloads: [[UInt8]]?
+    /// Request `i`'s payload's range (less `bufferOffset`: in `bufferBody`), for a batch whose payloads are in one buffer
+    /// (`APNSNotificationBatch.payloadBuffer`); nil otherwise.
+    private let bufferPayloads: APNSPayloadBuffer?
+    /// The payloads' bytes, copied once into a buffer each request's body is a slice of (no
+    /// allocation per request).
+    private let bufferBody: ByteBuffer?
+    /// Where `bufferBody` starts in the bytes `bufferPayloads`' ranges address.
+    private let bufferOffset: Int
     /// Request `i`'s `apns-collapse-id`, for a shared batch whose collapse ids differ
     /// (`APNSNotificationBatch.collapseIDs`; the prototype then has none); nil otherwise.
     private let collapseIDs: [String?]?
@@ -56,6 +65,9 @@ final class RequestBatch: Sendable {
         self.created = created
         self.completion = completion
         payloads = nil
+        bufferPayloads = nil
+        bufferBody = nil
+        bufferOffset = 0
         collapseIDs = nil
         if let first = notifications.first, notifications.allSatisfy({ $0.payload == first.payload }) {
             sharedBody = first.payload
@@ -77,7 +89,15 @@ final class RequestBatch: Sendable {
         count = batch.count
         precondition(batch.payloads.map { $0.count == batch.count } ?? true, "a payload per token, or one for all")
         payloads = batch.payloads
-        sharedBody = batch.payloads == nil ? batch.payload : nil
+        precondition(batch.payloadBuffer.map { $0.count == batch.count } ?? true, "a payload per token in the buffer")
+        precondition(batch.payloads == nil || batch.payloadBuffer == nil, "payloads and payloadBuffer both set")
+        // The ranges alone: the bytes are in `bufferBody`, and the array goes with the batch.
+        bufferPayloads = batch.payloadBuffer?.rangesOnly
+        bufferBody = batch.payloadBuffer.map { buffer in
+            buffer.bytes.withUnsafeBytes { ByteBuffer(bytes: UnsafeRawBufferPointer(rebasing: $0[buffer.span])) }
+        }
+        bufferOffset = batch.payloadBuffer?.span.lowerBound ?? 0
+        sharedBody = batch.payloads == nil && batch.payloadBuffer == nil ? batch.payload : nil
         precondition(batch.collapseIDs.map { $0.count == batch.count } ?? true, "a collapse id per token, or one for all")
         // Both would send two `apns-collapse-id` fields.
         precondition(batch.collapseIDs == nil || batch.collapseID == nil, "collapseIDs and collapseID both set")
@@ -94,6 +114,10 @@ final class RequestBatch: Sendable {
     func body(at index: Int) -> HTTP2RequestBody {
         if let sharedBody { return .bytes(sharedBody) }
         if let payloads { return .bytes(payloads[index]) }
+        if let bufferPayloads, let bufferBody {
+            let range = bufferPayloads.range(at: index)
+            return .buffer(bufferBody.getSlice(at: range.lowerBound - bufferOffset, length: range.count)!)
+        }
         return .bytes(notifications[index].payload)
     }
 

@@ -4,7 +4,8 @@
 /// to token `i` with id `i`. Notifications that share the header values but not the payload (a
 /// run of single-token jobs alike but for their text) give each one's payload (`payloads`), and
 /// those whose collapse ids differ (each job's own, or the one derived from its id) each one's
-/// collapse id (`collapseIDs`).
+/// collapse id (`collapseIDs`). A personalised job's tokens each have their own payload, all in
+/// one buffer (`payloadBuffer`).
 ///
 /// `APNSClient.send(_:options:completion:)` sends it with no per-notification object or string:
 /// requests are addressed as (batch, index), and header blocks are written from these bytes.
@@ -23,6 +24,9 @@ public struct APNSNotificationBatch: Sendable {
     /// Notification `i`'s payload is `payloads[i]` (one per token); nil when they all send
     /// `payload`.
     public var payloads: [[UInt8]]?
+    /// Notification `i`'s payload is `payloadBuffer`'s payload `i` (a personalised job's rendered
+    /// payloads, one buffer for all); nil otherwise. Set with `payloads` nil and `payload` empty.
+    public var payloadBuffer: APNSPayloadBuffer?
     public var tokens: APNSDeviceTokens
     public var ids: APNSIDBlock
 

@@ -353,6 +353,7 @@ final class MockConnection: HTTP2ServerDelegate {
                     headers: request.headers.filter { $0.name != "authorization" }.map { ($0.name, $0.value) },
                     neverIndexed: request.headers.filter(\.neverIndex).map(\.name),
                     payloadBytes: request.body?.readableBytes ?? 0,
+                    payload: request.body.map { String(buffer: $0) } ?? "",
                     status: status,
                     reason: reason?.rawValue,
                     receivedMilliseconds: received,

@@ -30,6 +30,8 @@ final class RequestRecorder: Sendable {
         /// indexed (HPACK), in the order received.
         var neverIndexed: [String]
         var payloadBytes: Int
+        /// The request body as text (a JSON string in the line, so that any body can be recorded).
+        var payload: String
         var status: Int
         var reason: String?
         /// When the request arrived and when it was answered (unix milliseconds, wall clock).
@@ -50,7 +52,7 @@ final class RequestRecorder: Sendable {
         line += entry.headers.map { "\(Self.quoted($0.0)):\(Self.quoted($0.1))" }.joined(separator: ",")
         line += "},\"never_indexed\":["
         line += entry.neverIndexed.map(Self.quoted).joined(separator: ",")
-        line += "],\"payload_bytes\":\(entry.payloadBytes),\"status\":\(entry.status),\"reason\":"
+        line += "],\"payload_bytes\":\(entry.payloadBytes),\"payload\":\(Self.quoted(entry.payload)),\"status\":\(entry.status),\"reason\":"
         line += entry.reason.map(Self.quoted) ?? "null"
         line += ",\"received_ms\":\(entry.receivedMilliseconds),\"answered_ms\":\(entry.answeredMilliseconds)}\n"
         let pending: [UInt8]? = buffer.withLock { buffer in

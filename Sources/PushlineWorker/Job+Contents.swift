@@ -22,6 +22,8 @@ extension Job {
         var dryRun = false
         /// The sender's `campaign` (1...128 bytes), which a cancel may name; nil when none.
         var campaign: String?
+        /// A personalised job's template and variables (`Personalisation`); nil for a plain job.
+        var personalisation: Personalisation? = nil
     }
 
     /// The one allocation a job's copies share; immutable.

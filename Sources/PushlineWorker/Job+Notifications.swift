@@ -1,3 +1,4 @@
+import PushlineAPNS
 import PushlineAPNSCore
 
 extension Job {
@@ -36,5 +37,39 @@ extension Job {
             collapseID: requestCollapseID,
             payload: payload
         )
+    }
+}
+
+extension Job {
+    /// A personalised job's requests, its payloads rendered (`rendered`): a batch per run of
+    /// rendered tokens (one for the whole job when every token rendered, its token bytes shared),
+    /// each heard by `observer` at its tokens' own indices; token `i` has id `i` of `ids` (one per
+    /// token of the job; those of unrendered tokens go unused).
+    func personalisedSubmissions(
+        _ rendered: RenderedPayloads,
+        ids: APNSIDBlock,
+        options: APNSSendOptions,
+        observer: any APNSBatchObserver
+    ) -> [APNSBatchSubmission] {
+        let all = deviceTokens
+        return rendered.runs.map { run in
+            var tokens = all
+            if run.tokens.count != all.count {
+                tokens = APNSDeviceTokens()
+                for index in run.tokens { all.withToken(at: index) { tokens.append(bytes: $0) } }
+            }
+            var batch = APNSNotificationBatch(
+                tokens: tokens,
+                ids: ids.slice(run.tokens),
+                topic: topic,
+                pushType: pushType,
+                priority: priority,
+                expiration: expiration,
+                collapseID: requestCollapseID,
+                payload: []
+            )
+            batch.payloadBuffer = rendered.payloads.slice(run.firstPayload..<(run.firstPayload + run.tokens.count))
+            return APNSBatchSubmission(batch: batch, options: options, observer: observer, firstIndex: run.tokens.lowerBound)
+        }
     }
 }

@@ -27,9 +27,16 @@ public struct Job: Sendable, Hashable {
         }
     }
     /// The device tokens' bytes, as the record gave them (no `String` per token).
+    /// Setting tokens of another count leaves a personalised job plain (its variables were its
+    /// tokens'): `narrowed(to:)` keeps them.
     public var deviceTokens: APNSDeviceTokens {
         get { box.contents.deviceTokens }
-        set { update { $0.deviceTokens = newValue } }
+        set {
+            update {
+                if $0.deviceTokens.count != newValue.count { $0.personalisation = nil }
+                $0.deviceTokens = newValue
+            }
+        }
     }
     /// The device tokens as strings (made on each read; the pipeline uses `deviceTokens`).
     public var tokens: [String] {
@@ -108,6 +115,28 @@ public struct Job: Sendable, Hashable {
     public var campaign: String? {
         get { box.contents.campaign }
         set { update { $0.campaign = newValue } }
+    }
+
+    /// A personalised job's template and its tokens' variables; nil for a plain job (its payload
+    /// is sent as written).
+    var personalisation: Personalisation? {
+        get { box.contents.personalisation }
+        set { update { $0.personalisation = newValue } }
+    }
+
+    /// Whether the job is personalised (`personalisation`).
+    var isPersonalised: Bool { box.contents.personalisation != nil }
+
+    /// The job for its tokens `indices` only (ascending), a personalised job's variables with
+    /// them: a job resumed with its unanswered tokens.
+    func narrowed(to indices: [Int]) -> Job {
+        let all = deviceTokens
+        var narrowed = self
+        narrowed.update {
+            $0.deviceTokens = APNSDeviceTokens(indices.map { all.token(at: $0) })
+            $0.personalisation = $0.personalisation?.narrowed(to: indices)
+        }
+        return narrowed
     }
 
     private mutating func update(_ change: (inout Contents) -> Void) {

@@ -167,7 +167,9 @@ public struct JobDecoder: Sendable {
         integer: (JobFields.Slot) throws -> Int64?
     ) throws -> Job {
         let channelID = try decodeChannelID(bytes, fields)
-        let tokens = channelID == nil ? try decodeTokens(bytes, fields) : APNSDeviceTokens()
+        // Set when some entry of `tokens` is an object: the job is then personalised.
+        var variables: RecordVariables?
+        let tokens = channelID == nil ? try decodeTokens(bytes, fields, variables: &variables) : APNSDeviceTokens()
 
         let named = try string(.app)
         let app = named ?? "default"
@@ -288,6 +290,9 @@ public struct JobDecoder: Sendable {
         )
         // Set only on a dry run: a normal job pays this branch and nothing else.
         if dryRun { job.dryRun = true }
+        if let variables {
+            job.personalisation = try Self.personalisation(bytes, payload: payload, variables: variables, tokens: tokens.count)
+        }
         return job
     }
 
@@ -330,7 +335,11 @@ public struct JobDecoder: Sendable {
         }
     }
 
-    private func decodeTokens(_ bytes: UnsafeBufferPointer<UInt8>, _ fields: JobFields) throws -> APNSDeviceTokens {
+    private func decodeTokens(
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        _ fields: JobFields,
+        variables: inout RecordVariables?
+    ) throws -> APNSDeviceTokens {
         let single = fields[.token].flatMap { $0.kind == .null ? nil : $0 }
         let many = fields[.tokens].flatMap { $0.kind == .null ? nil : $0 }
         switch (single, many) {
@@ -361,7 +370,19 @@ public struct JobDecoder: Sendable {
             let count = try JSONScanner.forEachElement(bytes, of: value) { index, element in
                 guard problem == nil, index < maxTokens else { return }
                 guard element.kind == .string else {
-                    problem = JobRejection(.invalidField, "tokens[\(index)]: not a string")
+                    guard element.kind == .object else {
+                        problem = JobRejection(.invalidField, "tokens[\(index)]: not a string or an object")
+                        return
+                    }
+                    do throws(JobRejection) {
+                        // Taken out while it grows, so that its entries are never copied.
+                        var read = variables ?? RecordVariables()
+                        variables = nil
+                        try Self.decodeTokenObject(bytes, element, index: index, tokens: &tokens, variables: &read)
+                        variables = read
+                    } catch {
+                        problem = error
+                    }
                     return
                 }
                 if let token = Self.plainHexToken(bytes, element) {
@@ -387,7 +408,7 @@ public struct JobDecoder: Sendable {
     /// A token written as plain hex between its quotes (the usual case), checked on the record's
     /// bytes, which the caller copies into the job's token bytes; nil for anything else (escapes,
     /// bad characters), which then takes the general path and its error message.
-    private static func plainHexToken(_ bytes: UnsafeBufferPointer<UInt8>, _ value: JSONScanner.Value) -> UnsafeBufferPointer<UInt8>? {
+    static func plainHexToken(_ bytes: UnsafeBufferPointer<UInt8>, _ value: JSONScanner.Value) -> UnsafeBufferPointer<UInt8>? {
         let body = UnsafeBufferPointer(rebasing: bytes[(value.range.lowerBound + 1)..<(value.range.upperBound - 1)])
         guard DeviceToken.isValid(utf8: body) else { return nil }
         return body

@@ -13,6 +13,10 @@ final class FakeSender: NotificationSender {
     /// Each batch's observer and first index, by its place in `waiting`, and the indices
     /// `cancel(where:)` ended (answered then, skipped after).
     private let observers = Mutex<[(observer: (any APNSBatchObserver)?, first: Int, ended: Set<Int>)]>([])
+    private let sentBatches = Mutex<[(firstIndex: Int, batch: APNSNotificationBatch)]>([])
+
+    /// Every batch sent so far, with the index its observer hears as its notification 0.
+    var batches: [(firstIndex: Int, batch: APNSNotificationBatch)] { sentBatches.withLock { $0 } }
 
     init(outcomeScope: (any APNSOutcomeScope)?) {
         self.outcomeScope = outcomeScope
@@ -24,6 +28,8 @@ final class FakeSender: NotificationSender {
 
     func send(contentsOf submissions: consuming [APNSBatchSubmission]) {
         if let hook = beforeSend.withLock({ $0 }) { hook() }
+        let batches = submissions.map { (firstIndex: $0.firstIndex, batch: $0.batch) }
+        sentBatches.withLock { $0.append(contentsOf: batches) }
         let sent = submissions.map { submission in
             let (observer, first) = (submission.observer, submission.firstIndex)
             return (

@@ -23,7 +23,10 @@ BENCH = os.path.join(ROOT, "bench/.build/release/pushline-bench")
 RUN = os.path.join(ROOT, ".run/bench")
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 PAYLOAD = '{"aps":{"alert":{"title":"Sale","body":"50% off today"},"sound":"default"}}'
-PARTS = ("ceiling", "transport", "decode", "apns", "kafka", "e2e100", "e2e1", "lanes", "latency")
+# A personalised job's payload (`{{name}}` placeholders, rendered per token from its `vars`):
+# about the plain one's size once rendered.
+PERSONAL_PAYLOAD = '{"aps":{"alert":{"title":"Hi {{name}}","body":"You have {{count}} new"},"sound":"default"}}'
+PARTS = ("ceiling", "transport", "decode", "apns", "kafka", "e2e100", "e2e1", "lanes", "latency", "personalise")
 
 
 def log(message):
@@ -205,13 +208,20 @@ def results_modes(results, full, compact):
     return entry
 
 
-def jobs_file(path, tokens, per_job, prefix, deadline=None):
+def jobs_file(path, tokens, per_job, prefix, deadline=None, personalised=False):
+    """Writes the jobs of a run; `personalised`: each token an object with its own `vars`, and
+    the payload PERSONAL_PAYLOAD."""
     with open(path, "w") as handle:
         job, sent = 0, 0
         while sent < tokens:
             n = min(per_job, tokens - sent)
-            record = {"id": f"{prefix}-{job}", "tokens": ["%056x%08x" % (job, i) for i in range(n)],
-                      "payload": json.loads(PAYLOAD)}
+            hexes = ["%056x%08x" % (job, i) for i in range(n)]
+            if personalised:
+                entries = [{"token": token, "vars": {"name": f"User {job}-{i}", "count": (job + i) % 50}}
+                           for i, token in enumerate(hexes)]
+                record = {"id": f"{prefix}-{job}", "tokens": entries, "payload": json.loads(PERSONAL_PAYLOAD)}
+            else:
+                record = {"id": f"{prefix}-{job}", "tokens": hexes, "payload": json.loads(PAYLOAD)}
             if deadline:
                 record["deadline"] = deadline
             handle.write(json.dumps(record, separators=(",", ":")) + "\n")
@@ -255,7 +265,7 @@ class Stack(LocalStack):
                 self.broker.create_topic(topics[key], partitions)
         return topics
 
-    def preload(self, name, tokens, per_job, deadline=None, urgent=False, results="full"):
+    def preload(self, name, tokens, per_job, deadline=None, urgent=False, results="full", personalised=False):
         """Creates run `name`'s topics and worker configuration and enqueues its jobs; returns
         (topics, config, metrics port, jobs)."""
         topics = self.topics(name, urgent)
@@ -263,14 +273,15 @@ class Stack(LocalStack):
         config, port = self.config(name, f"bench-{name}", topics=topics, log_level="warning",
                                    overrides={"worker": {"results": results}} if results != "full" else None)
         jobs_path = os.path.join(RUN, f"{name}.ndjson")
-        jobs = jobs_file(jobs_path, tokens, per_job, name, deadline)
+        jobs = jobs_file(jobs_path, tokens, per_job, name, deadline, personalised)
         subprocess.run([BIN, "enqueue", "--config", config, "--file", jobs_path, "--quiet"], check=True)
         return topics, config, port, jobs
 
-    def worker_run(self, name, tokens, per_job, deadline=None, profile=False, urgent=False, results="full"):
+    def worker_run(self, name, tokens, per_job, deadline=None, profile=False, urgent=False, results="full",
+                   personalised=False):
         """Preloads the jobs, starts a worker (`results`: its worker.results mode), measures it until
         every job is complete."""
-        topics, config, port, jobs = self.preload(name, tokens, per_job, deadline, urgent, results)
+        topics, config, port, jobs = self.preload(name, tokens, per_job, deadline, urgent, results, personalised)
         # perf wraps the worker (attaching with -p would miss the threads it starts later); the
         # CPU figures of a profiled run are then perf's process, worker included, not the worker alone.
         # PUSHLINE_PERF_CALL_GRAPH=dwarf attributes leaf functions (swift_retain, memmove) to their
@@ -449,6 +460,9 @@ def main():
             lanes_part(results, stack, tokens)
         if "latency" in parts:
             latency_part(results, stack, tokens)
+        if "personalise" in parts:
+            personalise_part(results, stack, (url, headers, payload), tokens, profile=options.profile,
+                             rounds=1 if options.quick else 2)
         if "e2e100" in parts or "e2e1" in parts:
             stats = stack.mock_stats()
             results["stream_discipline"] = {"max_open_streams": stats["max_open_streams"],
@@ -536,6 +550,45 @@ def lanes_part(results, stack, tokens, rounds=3):
     median = lambda values: round(sorted(values)[len(values) // 2], 3)
     results["lanes_idle"] = {"rate_ratio": median(rates), "cpu_ratio": median(cpus), "rounds": samples}
     log(f"  with an idle urgent lane / without: rate {median(rates)}, CPU per notification {median(cpus)} (medians)")
+
+
+def personalise_part(results, stack, request, tokens, profile=False, rounds=2):
+    """Personalised jobs of 100 tokens (each token its own `vars`, the payload PERSONAL_PAYLOAD)
+    beside plain jobs of 100 tokens and single-token jobs (today's way to personalise), in one
+    run, each part between two h2load runs (`beside`): the worker's steady CPU per notification
+    as a ratio to h2load's beside it, and personalised / plain (target <= 1.15) and personalised /
+    single-token (target: clearly below 1). `rounds` rounds, alternating; medians of the ratios."""
+    log(f"personalise: {tokens:,} tokens in personalised jobs of 100, plain jobs of 100 and jobs of 1, {rounds} rounds")
+    shapes = (("plain100", 100, False), ("personal100", 100, True), ("plain1", 1, False))
+    samples = {name: [] for name, _, _ in shapes}
+    for round_ in range(rounds):
+        for name, per_job, personalised in shapes:
+            run = beside(results, stack, request, lambda: stack.worker_run(
+                f"{name}r{round_}", tokens, per_job, profile=profile, personalised=personalised))
+            samples[name].append(run)
+            log(f"  round {round_ + 1}, {name}: {run['notifications_per_second']:,} notifications/s, steady "
+                f"{run['steady_cpu_us_per_notification']} us CPU/notification, "
+                f"{run['steady_cpu_ratio_to_h2load_beside']} x h2load beside, {run['results_records_per_job']} records/job")
+    median = lambda values: round(sorted(values)[len(values) // 2], 3)
+
+    def ratio(a, b, key):
+        return [x[key] / y[key] for x, y in zip(samples[a], samples[b])]
+
+    entry = {name: {"steady_cpu_us_per_notification": [run["steady_cpu_us_per_notification"] for run in runs],
+                    "steady_cpu_ratio_to_h2load_beside": [run["steady_cpu_ratio_to_h2load_beside"] for run in runs],
+                    "notifications_per_second": [run["notifications_per_second"] for run in runs],
+                    "results_records_per_job": runs[0]["results_records_per_job"]}
+             for name, runs in samples.items()}
+    key = "steady_cpu_ratio_to_h2load_beside"
+    entry["personal_vs_plain100"] = median(ratio("personal100", "plain100", key))
+    entry["personal_vs_plain1"] = median(ratio("personal100", "plain1", key))
+    entry["plain1_vs_plain100"] = median(ratio("plain1", "plain100", key))
+    entry["personal_vs_plain100_raw_cpu"] = median(ratio("personal100", "plain100", "steady_cpu_us_per_notification"))
+    entry["target_personal_vs_plain100"] = 1.15
+    results["personalise"] = entry
+    log(f"  worker CPU per notification (each / h2load beside it), medians of {rounds} rounds: personalised 100 / plain 100 "
+        f"= {entry['personal_vs_plain100']} (target <= 1.15; raw CPU {entry['personal_vs_plain100_raw_cpu']}), "
+        f"personalised 100 / plain 1 = {entry['personal_vs_plain1']}, plain 1 / plain 100 = {entry['plain1_vs_plain100']}")
 
 
 def latency_part(results, stack, tokens, moderate_rate=500, moderate_seconds=10, urgent_rate=20, urgent_jobs=100):

@@ -262,7 +262,7 @@ final class JobPipeline: Sendable {
         // single-token one is a job of its own, like an expired one.
         let unsent = expired || cancelled
         let dryRun = job.dryRun
-        if job.channelID == nil, !unsent, !dryRun, count == 1, runRemaining > 0, resumed == nil {
+        if job.channelID == nil, !unsent, !dryRun, count == 1, runRemaining > 0, resumed == nil, !job.isPersonalised {
             // A single-token job joins its app's group: no progress object of its own, and its
             // request batch is made with the group's (`seal`).
             let member = JobGroupMember(id: id, job: job, producedAt: producedAt)
@@ -273,7 +273,11 @@ final class JobPipeline: Sendable {
         }
         // Device tokens go as one batch for the job (the tokens' bytes, a block of ids), no
         // notification value per token; made before the progress, which keeps its ids.
-        let batch = job.channelID == nil && !unsent ? job.notificationBatch(ids: ids) : nil
+        // A personalised job's requests are made once its payloads are rendered (`startPersonalised`):
+        // its ids are reserved here, one per token.
+        let personalisation = job.channelID == nil && !unsent ? job.personalisation : nil
+        let personalIDs = personalisation == nil ? nil : ids.reserve(count)
+        let batch = job.channelID == nil && !unsent && personalIDs == nil ? job.notificationBatch(ids: ids) : nil
         // Every delivery record of the job has the job id as its key (written from `job.id`, no
         // copy kept), and the same job id, app and source in its value: made once for all of them
         // (a group's member makes its one record's template when it writes it).
@@ -302,7 +306,7 @@ final class JobPipeline: Sendable {
             laneMetrics: metrics.lane(lane),
             producedAt: producedAt,
             shared: shared,
-            requestIDs: batch?.ids,
+            requestIDs: batch?.ids ?? personalIDs,
             original: original,
             resumedFrom: resumed,
             results: results
@@ -315,6 +319,18 @@ final class JobPipeline: Sendable {
         if cancelled {
             // Its campaign or id is cancelled: every token ends cancelled, never sent.
             results.unsent(progress, indices: 0..<count, reason: .cancelled)
+            return
+        }
+        if let personalisation, let personalIDs {
+            startPersonalised(
+                job,
+                personalisation,
+                ids: personalIDs,
+                progress: progress,
+                options: options,
+                dryRun: dryRun,
+                pending: &pending
+            )
             return
         }
         guard let batch else {
@@ -344,6 +360,34 @@ final class JobPipeline: Sendable {
     /// "dry_run"`, with no request, no stream and no place in the pool's queue.
     private func rehearsed(_ progress: JobProgress, count: Int) {
         results.unsent(progress, indices: 0..<count, reason: .dryRun)
+    }
+
+    /// A personalised job's start: every token's payload rendered once; the tokens that cannot be
+    /// rendered (a variable missing, a payload too large) end at once, each with its own record, and
+    /// the others' requests join `pending` (a dry run's end `dry_run` there instead).
+    private func startPersonalised(
+        _ job: Job,
+        _ personalisation: Personalisation,
+        ids: APNSIDBlock,
+        progress: JobProgress,
+        options: APNSSendOptions,
+        dryRun: Bool,
+        pending: inout PendingSubmissions
+    ) {
+        let rendered = personalisation.render(limit: job.pushType.maxPayloadBytes)
+        if !rendered.missing.isEmpty {
+            results.unsent(progress, indices: rendered.missing, reason: .missingVariable)
+        }
+        if !rendered.tooLarge.isEmpty {
+            results.unsent(progress, indices: rendered.tooLarge, reason: .payloadTooLarge)
+        }
+        if dryRun {
+            results.unsent(progress, indices: rendered.runs.flatMap(\.tokens), reason: .dryRun)
+            return
+        }
+        for submission in job.personalisedSubmissions(rendered, ids: ids, options: options, observer: progress) {
+            pending.add(submission, app: job.app)
+        }
     }
 
     /// The job's deadline and the last moment a retry may start, as monotonic instants; `group`

@@ -26,11 +26,8 @@ final class ResumedJob: Sendable {
     /// `job` (decoded from the record fetched again) for its unanswered tokens only; nil when the
     /// record does not match what was kept (then the whole job is done again).
     func resuming(_ job: Job) -> Job? {
-        let all = job.deviceTokens
-        guard job.channelID == nil, all.count == tokens, let last = unanswered.last, last < tokens else { return nil }
-        var resumed = job
-        resumed.deviceTokens = APNSDeviceTokens(unanswered.map { all.token(at: $0) })
-        return resumed
+        guard job.channelID == nil, job.deviceTokens.count == tokens, let last = unanswered.last, last < tokens else { return nil }
+        return job.narrowed(to: unanswered)
     }
 
     /// What the job keeps when a resumed run of it is given up again: `unanswered` are indices
