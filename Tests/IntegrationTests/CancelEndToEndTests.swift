@@ -53,10 +53,11 @@ import Testing
     @Test(.timeLimit(.minutes(3)))
     func aCampaignCancelledAt30PercentOnTwoWorkersSendsNothingASecondLaterAndEndsEveryToken() async throws {
         let recording = try ProjectPaths.temporaryDirectory("cancel").appendingPathComponent("requests.jsonl").path
-        // About 4,000 notifications a second per worker (4 connections x 50 streams x 50 ms): the
-        // campaign takes several seconds.
+        // About 2,000 notifications a second per worker (4 connections x 50 streams x 100 ms): the
+        // campaign takes over ten seconds, so the cancel (a process of its own, slow to start on a
+        // loaded host) lands while most of it is still to send.
         let harness = try await Harness.start { mock in
-            mock.latencyMilliseconds = 50
+            mock.latencyMilliseconds = 100
             mock.maxStreams = 50
             mock.recordFile = recording
         }

@@ -33,6 +33,7 @@ import Testing
         "payload-5121-bytes-voip": (.payloadTooLarge, "a schema cannot measure a value's size in bytes as written"),
         "payload-5121-bytes-broadcast": (.payloadTooLarge, "a schema cannot measure a value's size in bytes as written"),
         "payload-nesting-64": (.invalidJSON, "a schema cannot bound nesting depth"),
+        "personalised-unterminated": (.invalidField, "placeholders are text inside the payload's strings, which a schema does not read"),
     ]
 
     // MARK: Jobs
@@ -71,6 +72,30 @@ import Testing
             "--valid", "job.schema.json", files["accepted.jsonl"]!,
             "--invalid", "job.schema.json", files["rejected.jsonl"]!,
             "--valid", "job.schema.json", files["schema-blind.jsonl"]!,
+        ])
+    }
+
+    /// What `pushline cancel` writes is what cancel.schema.json (and the AsyncAPI document's
+    /// control channel) describes; a value with another member, or none of the two targets, is not.
+    @Test func controlRecordsMatchTheCancelSchema() throws {
+        let written = [
+            ControlRecord(target: .campaign("spring-sale"), cancel: .init(reason: "wrong \"link\"", atMilliseconds: 1_790_000_000_000)),
+            ControlRecord(target: .job("c42-17"), cancel: .init(reason: nil, atMilliseconds: 0)),
+            ControlRecord(target: .campaign(String(repeating: "é", count: 64)), cancel: .init(reason: "", atMilliseconds: 1)),
+        ].compactMap(\.value)
+        #expect(written.count == 3)
+        let invalid = [
+            #"{"type":"cancel","reason":null,"at":1}"#,
+            #"{"type":"cancel","campaign":"a","job":"b","reason":null,"at":1}"#,
+            #"{"type":"cancel","campaign":"a","reason":null,"at":1,"extra":true}"#,
+            #"{"type":"lift","campaign":"a","reason":null,"at":1}"#,
+        ].map { Array($0.utf8) }
+        let directory = try ProjectPaths.temporaryDirectory("pushline-schema")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let files = try Self.write(directory, ["cancels.jsonl": written, "not-cancels.jsonl": invalid])
+        try Self.validate([
+            "--valid", "cancel.schema.json", files["cancels.jsonl"]!,
+            "--invalid", "cancel.schema.json", files["not-cancels.jsonl"]!,
         ])
     }
 
