@@ -196,7 +196,9 @@ import Testing
     /// leaves gracefully. When the app heals, every token has its final record, the duplicates are
     /// within what was in flight at the kill, and every offset of both groups is committed.
     @Test func aKillAndALeaveWhileJobsAreParkedLoseNothing() async throws {
-        let harness = try await AppIsolationTests.twoApps(AppIsolationTests.refusingTenantB(for: 30))
+        // The refusal (counted from the mock's start) must outlast the first worker's parking, its
+        // kill and the second worker's join: on a loaded CI host the first part alone took 33 s.
+        let harness = try await AppIsolationTests.twoApps(AppIsolationTests.refusingTenantB(for: 50))
         let (values, keys, apps) = AppIsolationTests.interleavedJobs(3000, tokensPerJob: 4)
         let reports = try await harness.produce(values, keys: keys)
         let first = try harness.startWorker()

@@ -921,15 +921,16 @@ def scenario_soak(minutes, rate):
 
 
 def scenario_cancel(tokens):
-    """Issue 53's cancel: a campaign (jobs of 100 tokens, the mock latency-bound at about 800
-    notifications a second per worker: 4 connections x 10 streams x 50 ms) on two workers,
+    """Issue 53's cancel: a campaign (jobs of 100 tokens, the mock latency-bound at about 400
+    notifications a second per worker: 4 connections x 10 streams x 100 ms, so the campaign runs
+    long enough for a cancel command slow to start on a loaded host to land mid-campaign) on two workers,
     cancelled with `pushline cancel` once about 30% of its results are in. Measures the cancel
     latency: from the cancel record's write (its Kafka timestamp, which the command prints) to the
     last request of the campaign that reached the mock (`--record`'s arrival times). Every token
     ends with exactly one final record, delivered or `status 0, reason "cancelled"`; every job's
     offset is committed; the row fails when a request arrived more than 1 s after the write."""
     recording = os.path.join(RUN, "cancel", "requests.jsonl")
-    stack = Stack("cancel", ["--max-streams", "10", "--latency-ms", "50", "--record", recording], tokens, per_job=100,
+    stack = Stack("cancel", ["--max-streams", "10", "--latency-ms", "100", "--record", recording], tokens, per_job=100,
                   campaign="chaos-cancel")
     try:
         first, second = stack.start_worker(), stack.start_worker()
