@@ -223,18 +223,10 @@ final class CancelWatcher: Sendable {
     private let loop = Mutex<Task<Void, any Error>?>(nil)
 
     static func start(_ harness: Harness) async throws -> CancelWatcher {
-        let consumer = try KafkaConsumer(
-            configuration: KafkaConsumerConfiguration(
-                bootstrapServers: harness.broker.bootstrapServers,
-                groupID: "cancel-watcher-\(UUID().uuidString.prefix(8))",
-                topics: [Harness.resultsTopic],
-                properties: harness.broker.clientProperties
-            ),
-            logger: harness.logger
-        )
+        let consumer = try ResultWatcher.resultsConsumer(harness, group: "cancel-watcher")
         let watcher = CancelWatcher(consumer: consumer)
         watcher.begin()
-        try await waitUntil("the watcher owns the results topic", timeout: .seconds(60)) { consumer.assignment.count == 4 }
+        try await ResultWatcher.waitUntilOwned(consumer)
         return watcher
     }
 

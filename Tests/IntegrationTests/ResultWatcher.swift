@@ -15,19 +15,31 @@ final class ResultWatcher: Sendable {
     private let loop = Mutex<Task<Void, any Error>?>(nil)
 
     static func start(_ harness: Harness) async throws -> ResultWatcher {
-        let consumer = try KafkaConsumer(
+        let consumer = try resultsConsumer(harness, group: "watcher")
+        let watcher = ResultWatcher(consumer: consumer)
+        watcher.begin()
+        try await waitUntilOwned(consumer)
+        return watcher
+    }
+
+    /// A consumer of the whole results topic in a group of its own (`group` and a random suffix),
+    /// for a watcher that reads it while a test runs.
+    static func resultsConsumer(_ harness: Harness, group: String) throws -> KafkaConsumer {
+        try KafkaConsumer(
             configuration: KafkaConsumerConfiguration(
                 bootstrapServers: harness.broker.bootstrapServers,
-                groupID: "watcher-\(UUID().uuidString.prefix(8))",
+                groupID: "\(group)-\(UUID().uuidString.prefix(8))",
                 topics: [Harness.resultsTopic],
                 properties: harness.broker.clientProperties
             ),
             logger: harness.logger
         )
-        let watcher = ResultWatcher(consumer: consumer)
-        watcher.begin()
+    }
+
+    /// Waits until a watcher's consumer (already reading its events) owns every partition of
+    /// the results topic.
+    static func waitUntilOwned(_ consumer: KafkaConsumer) async throws {
         try await waitUntil("the watcher owns the results topic", timeout: .seconds(60)) { consumer.assignment.count == 4 }
-        return watcher
     }
 
     private init(consumer: KafkaConsumer) {

@@ -234,7 +234,7 @@ final class JobPipeline: Sendable {
     // MARK: Jobs
 
     /// Starts a decoded job: an expired or `cancelled` one ends at once, a dry run ends where it
-    /// would be sent (`rehearsed`), a broadcast is sent, and a
+    /// would be sent, a broadcast is sent, and a
     /// device-token job's batch joins `pending` (a single-token job's through its app's group in
     /// `groups`). `runRemaining`: the run's records from this one on, or 0 when the run makes no
     /// groups.
@@ -311,14 +311,10 @@ final class JobPipeline: Sendable {
             resumedFrom: resumed,
             results: results
         )
-        if expired {
-            // Past its deadline already: every token ends expired, never sent.
-            results.expired(progress, count: count)
-            return
-        }
-        if cancelled {
-            // Its campaign or id is cancelled: every token ends cancelled, never sent.
-            results.unsent(progress, indices: 0..<count, reason: .cancelled)
+        if unsent {
+            // Past its deadline already, or its campaign or id cancelled: every token ends so,
+            // never sent.
+            results.unsent(progress, indices: 0..<count, reason: expired ? .expired : .cancelled)
             return
         }
         if let personalisation, let personalIDs {
@@ -333,13 +329,15 @@ final class JobPipeline: Sendable {
             )
             return
         }
+        if dryRun {
+            // A rehearsal ends where its notifications would go to APNs (a personalised one's,
+            // once rendered: above).
+            results.unsent(progress, indices: 0..<count, reason: .dryRun)
+            return
+        }
         guard let batch else {
             // A broadcast: one notification.
             let sent = job.broadcastNotifications(bundleID: decoder.bundleIDs[job.app] ?? "", ids: ids)
-            if dryRun {
-                rehearsed(progress, count: count)
-                return
-            }
             client(of: job.app).send(
                 sent,
                 options: options,
@@ -347,19 +345,8 @@ final class JobPipeline: Sendable {
             )
             return
         }
-        if dryRun {
-            rehearsed(progress, count: count)
-            return
-        }
         // The progress hears each token's outcome (`tokenEnded`): no closure per job.
         pending.add(APNSBatchSubmission(batch: batch, options: options, observer: progress), app: job.app)
-    }
-
-    /// A dry run's notifications, where they would have been handed to APNs: decoded, validated,
-    /// rendered, not expired, and not ended otherwise; every token ends `status 0, reason
-    /// "dry_run"`, with no request, no stream and no place in the pool's queue.
-    private func rehearsed(_ progress: JobProgress, count: Int) {
-        results.unsent(progress, indices: 0..<count, reason: .dryRun)
     }
 
     /// A personalised job's start: every token's payload rendered once; the tokens that cannot be

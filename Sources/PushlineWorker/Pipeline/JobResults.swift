@@ -84,14 +84,9 @@ final class JobResults: Sendable {
 
     // MARK: Jobs
 
-    /// A job past its deadline before it was sent: every token ends expired, never sent, in one
-    /// run (all at one moment: the clocks are read once for the job), produced together.
-    func expired(_ progress: JobProgress, count: Int) {
-        unsent(progress, indices: 0..<count, reason: .expired)
-    }
-
     /// Tokens of a job that end without a request (`reason`: expired, cancelled, a dry run, a
-    /// personalised payload that cannot be rendered), in one run, produced together. Each is
+    /// personalised payload that cannot be rendered), in one run (all at one moment: the clocks
+    /// are read once for the job), produced together. Each is
     /// final: it has its records and counts in the job's `job_done` like an answered token.
     func unsent(_ progress: JobProgress, indices: some Sequence<Int>, reason: APNSOutcome.NoResponse) {
         let outcome = APNSOutcome(noResponse: reason, attempts: 0, latencyMilliseconds: 0)
