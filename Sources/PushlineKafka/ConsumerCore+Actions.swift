@@ -29,7 +29,7 @@ extension ConsumerCore {
             if let error = client.commitInBackground(offsets) { commitFailed(error) }
         case .commit(let offsets, wait: true):
             switch client.commitAndWait(offsets) {
-            case .success(let confirmed): withMachine { $0.committed(confirmed) }
+            case .success(let confirmed): committed(confirmed)
             case .failure(let error): commitFailed(error)
             }
         case .rejoin(let pendingFor, let rejoins):
@@ -71,20 +71,36 @@ extension ConsumerCore {
     }
 
     /// A commit that failed: while Kafka (or the coordinator) does not answer, part of the outage's
-    /// one warning (`RDKafkaCallbacks.kafkaFailed`); otherwise a warning of its own. What failed
-    /// stays stored and goes with the next commit.
+    /// one warning (`RDKafkaCallbacks.kafkaFailed`); otherwise a warning, except that the same
+    /// error again within `commitFailures.window` is counted, and the count told with the next
+    /// warning or success (`CommitFailureFolding`). What failed stays stored and goes with the
+    /// next commit.
     func commitFailed(_ error: KafkaError) {
         if RDKafkaCallbacks.unreachableCodes.contains(error.code) {
             client.callbacks.kafkaFailed("commit failed: \(error)")
-        } else {
+            return
+        }
+        switch commitFailures.failed(error.code, now: .now) {
+        case .fold:
+            break
+        case .warn(let folded):
+            if let folded { warnFolded(folded) }
             logger.warning("commit failed: \(error)")
         }
+    }
+
+    func warnFolded(_ folded: CommitFailureFolding.Folded) {
+        logger.warning(
+            "commit failed \(folded.count) more times with \(folded.code) (folded into the warning before)",
+            metadata: ["window_ms": "\(commitFailures.window.milliseconds)"]
+        )
     }
 }
 
 extension ConsumerCore: RDKafkaCommitHandler {
     /// A background commit's result, on the poll thread (inside a poll).
     func committed(_ offsets: [(TopicPartition, Int64)]) {
+        if let folded = commitFailures.succeeded() { warnFolded(folded) }
         withMachine { $0.committed(offsets) }
     }
 }
