@@ -137,6 +137,12 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // librdkafka's mock cluster as a broker process (a second Kafka implementation for the local
+        // stack: scripts/stack --broker librdkafka-mock). Here rather than in the bench package: it
+        // needs CRdKafka's headers and the run-time librdkafka only, which this package already has.
+        .target(name: "CPushlineMockKafka", dependencies: ["CRdKafka"]),
+        .executableTarget(name: "pushline-mock-kafka", dependencies: ["CRdKafka", "CPushlineMockKafka"], swiftSettings: strict),
+
         // Helpers for tests only: the embedded broker, free ports, waiting with deadlines.
         .target(
             name: "PushlineTestSupport",
@@ -150,7 +156,10 @@ let package = Package(
 
         .testTarget(
             name: "PushlineKafkaTests",
-            dependencies: ["CRdKafka", "PushlineKafka", "PushlineTestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "CRdKafka", "PushlineKafka", "PushlineTestSupport", "pushline-mock-kafka",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

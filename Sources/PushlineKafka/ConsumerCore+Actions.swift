@@ -3,8 +3,30 @@ import Logging
 extension ConsumerCore {
     /// Performs the machine's actions in order (poll thread; `condition` not held: the owner's
     /// answer to a revoke notice may call back into the consumer).
-    func perform(_ actions: [ConsumerAction]) {
-        for action in actions { perform(action) }
+    /// Returns why a commit the actions waited for failed (nil: none failed, or none was waited for).
+    @discardableResult
+    func perform(_ actions: [ConsumerAction]) -> KafkaError? {
+        var failedCommit: KafkaError?
+        for action in actions {
+            if case .commit(let offsets, wait: true) = action {
+                failedCommit = commitAndWait(offsets) ?? failedCommit
+            } else {
+                perform(action)
+            }
+        }
+        return failedCommit
+    }
+
+    /// Commits `offsets` and waits for the broker: why the commit failed, if it did.
+    private func commitAndWait(_ offsets: [(TopicPartition, Int64)]) -> KafkaError? {
+        switch client.commitAndWait(offsets) {
+        case .success(let confirmed):
+            committed(confirmed)
+            return nil
+        case .failure(let error):
+            commitFailed(error)
+            return error
+        }
     }
 
     private func perform(_ action: ConsumerAction) {
@@ -28,10 +50,7 @@ extension ConsumerCore {
         case .commit(let offsets, wait: false):
             if let error = client.commitInBackground(offsets) { commitFailed(error) }
         case .commit(let offsets, wait: true):
-            switch client.commitAndWait(offsets) {
-            case .success(let confirmed): withMachine { $0.committed(confirmed) }
-            case .failure(let error): commitFailed(error)
-            }
+            _ = commitAndWait(offsets)
         case .rejoin(let pendingFor, let rejoins):
             rejoin(pendingFor: pendingFor, rejoins: rejoins)
         case .assign(let partitions, let incremental):
@@ -71,20 +90,36 @@ extension ConsumerCore {
     }
 
     /// A commit that failed: while Kafka (or the coordinator) does not answer, part of the outage's
-    /// one warning (`RDKafkaCallbacks.kafkaFailed`); otherwise a warning of its own. What failed
-    /// stays stored and goes with the next commit.
+    /// one warning (`RDKafkaCallbacks.kafkaFailed`); otherwise a warning, except that the same
+    /// error again within `commitFailures.window` is counted, and the count told with the next
+    /// warning or success (`CommitFailureFolding`). What failed stays stored and goes with the
+    /// next commit.
     func commitFailed(_ error: KafkaError) {
         if RDKafkaCallbacks.unreachableCodes.contains(error.code) {
             client.callbacks.kafkaFailed("commit failed: \(error)")
-        } else {
+            return
+        }
+        switch commitFailures.failed(error.code, now: .now) {
+        case .fold:
+            break
+        case .warn(let folded):
+            if let folded { warnFolded(folded) }
             logger.warning("commit failed: \(error)")
         }
+    }
+
+    func warnFolded(_ folded: CommitFailureFolding.Folded) {
+        logger.warning(
+            "commit failed \(folded.count) more times with \(folded.code) (folded into the warning before)",
+            metadata: ["window_ms": "\(commitFailures.window.milliseconds)"]
+        )
     }
 }
 
 extension ConsumerCore: RDKafkaCommitHandler {
     /// A background commit's result, on the poll thread (inside a poll).
     func committed(_ offsets: [(TopicPartition, Int64)]) {
+        if let folded = commitFailures.succeeded() { warnFolded(folded) }
         withMachine { $0.committed(offsets) }
     }
 }

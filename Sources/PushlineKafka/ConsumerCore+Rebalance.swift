@@ -79,13 +79,15 @@ extension ConsumerCore: RDKafkaRebalanceHandler {
                 metadata: ["partitions": "\(list)"]
             )
         }
-        perform(finish)
+        // A refused commit (librdkafka's mock cluster refuses every commit while a classic group
+        // is joining; Kafka accepts them until the round's JoinGroup answers) means the next owner
+        // redoes what completed since the last commit: the line says so.
+        let failedCommit = perform(finish)
         if !list.isEmpty {
+            let committed = lost ? "no (assignment lost)" : failedCommit.map { "no (\($0.code))" } ?? "yes"
             logger.info(
                 "rebalance: revoked \(list.count) partitions after \((ContinuousClock.now - began).milliseconds) ms",
-                metadata: [
-                    "partitions": "\(list)", "unfinished": "\(unfinished)", "committed": "\(lost ? "no (assignment lost)" : "yes")",
-                ]
+                metadata: ["partitions": "\(list)", "unfinished": "\(unfinished)", "committed": "\(committed)"]
             )
         }
     }

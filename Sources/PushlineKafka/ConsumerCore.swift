@@ -45,6 +45,8 @@ final class ConsumerCore: @unchecked Sendable {
     /// generations are not set yet).
     private var pending: [KafkaRecord] = []
     private var topicNames = RDKafkaTopicNames()
+    /// Which failed commits get a warning (`commitFailed`; also from the commit callback).
+    var commitFailures = CommitFailureFolding(window: .seconds(10))
 
     init(
         client: RDKafkaClient,

@@ -32,6 +32,15 @@ final class MockCluster: @unchecked Sendable {
         _ = rd_kafka_mock_topic_create(cluster, name, partitions, 1)
     }
 
+    /// OffsetCommit's API key.
+    static let offsetCommit: Int16 = 8
+
+    /// The next `count` `apiKey` requests to the cluster are answered with `error`.
+    func failNextRequests(apiKey: Int16, count: Int, error: rd_kafka_resp_err_t) {
+        let errors = [rd_kafka_resp_err_t](repeating: error, count: count)
+        rd_kafka_mock_push_request_errors_array(cluster, apiKey, count, errors)
+    }
+
     /// The next `apiKey` request to broker 1 is answered only after `milliseconds` (a
     /// coordinator that sits on a JoinGroup).
     func delayNextRequest(apiKey: Int16, milliseconds: Int32) {

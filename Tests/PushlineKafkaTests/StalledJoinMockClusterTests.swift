@@ -57,12 +57,17 @@ import Testing
     }
 }
 
-/// Log lines at warning level and above, kept for assertions.
+/// Log lines at `level` and above (warning unless told), with their metadata, kept for assertions.
 final class CapturedLines: Sendable {
     private let lines = Mutex<[String]>([])
+    private let level: Logger.Level
+
+    init(level: Logger.Level = .warning) {
+        self.level = level
+    }
 
     var logger: Logger {
-        Logger(label: "stalled-join") { _ in CapturingHandler(lines: self) }
+        Logger(label: "stalled-join") { _ in CapturingHandler(lines: self, logLevel: self.level) }
     }
 
     var all: [String] { lines.withLock { $0 } }
@@ -87,6 +92,7 @@ private struct CapturingHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
-        lines.append("\(event.level): \(event.message)")
+        let fields = (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+        lines.append("\(event.level): \(event.message)" + (fields.isEmpty ? "" : " [\(fields.joined(separator: ", "))]"))
     }
 }

@@ -6,7 +6,12 @@ figures"): 0 where every handover is graceful, what the worker reported it could
 SIGKILL, what it had unanswered just before a Kafka outage; where another member takes the work
 over during a fault, duplicates are reported and allowed.
 
-usage: chaos.py [--only NAME[,NAME]] [--tokens N] [--soak-minutes M]
+usage: chaos.py [--only NAME[,NAME]] [--tokens N] [--soak-minutes M] [--broker tansu|librdkafka-mock]
+                [--group-protocol classic|consumer]
+
+--broker librdkafka-mock runs the rows on librdkafka's mock cluster instead of Tansu (stack.py);
+--group-protocol consumer gives the workers `group.protocol: consumer` (KIP-848), which only the
+mock broker implements.
 """
 import argparse
 import asyncio
@@ -33,6 +38,8 @@ EXTRA_KAFKA = dict(item.split("=", 1) for item in os.environ.get("PUSHLINE_CHAOS
 # of failing (missing tokens and uncommitted offsets still fail it): to measure a worker that does
 # not meet the bounds yet.
 REPORT_ONLY = os.environ.get("PUSHLINE_CHAOS_REPORT_ONLY") == "1"
+# --group-protocol: the workers' group protocol (stack.client_properties).
+GROUP_PROTOCOL = "classic"
 # A row's bound when another member takes the work over during the fault: duplicates are reported,
 # not bounded (the row still needs every token's final record and every offset committed).
 ALLOWED = None
@@ -202,6 +209,7 @@ class Stack(LocalStack):
             brokers=f"127.0.0.1:{self.client_port}",
             topics={"jobs_topic": "chaos.jobs", "results_topic": "chaos.results", "dead_letter_topic": "chaos.dlq"},
             log_level=os.environ.get("PUSHLINE_CHAOS_LOG_LEVEL", "info"),
+            properties=stack.client_properties(GROUP_PROTOCOL),
             overrides={"apns": {"request_timeout_ms": 3000},
                        "worker": {"shutdown_timeout_ms": shutdown_ms, **self.worker_settings},
                        "kafka": {"properties": dict(EXTRA_KAFKA)}})
@@ -1004,13 +1012,18 @@ SCENARIOS = {
 
 
 def main():
+    global GROUP_PROTOCOL
     parser = argparse.ArgumentParser()
     parser.add_argument("--only", default="")
     parser.add_argument("--tokens", type=int, default=20000)
     parser.add_argument("--fuzz", type=int, default=1_000_000)
     parser.add_argument("--soak-minutes", type=int, default=10)
     parser.add_argument("--soak-rate", type=int, default=30_000, help="tokens/s; about half of what scripts/bench measured")
+    parser.add_argument("--broker", choices=stack.BROKER_KINDS, default=stack.BROKER)
+    parser.add_argument("--group-protocol", choices=stack.GROUP_PROTOCOLS, default=GROUP_PROTOCOL)
     options = parser.parse_args()
+    stack.BROKER, GROUP_PROTOCOL = options.broker, options.group_protocol
+    log(f"broker {stack.BROKER}, group protocol {GROUP_PROTOCOL}")
     chosen = [name for name in list(SCENARIOS) + ["fuzz", "soak"] if not options.only or name in options.only.split(",")]
     rows = []
     for name in chosen:
@@ -1027,10 +1040,12 @@ def main():
             row = {"scenario": name, "tokens": 0, "results": 0, "missing": "?", "duplicates": "?", "bound": "?", "verdict": "FAIL",
                    "note": f"error: {error}"}
         row["seconds"] = round(time.time() - started)
+        row.update({"row": name, "broker": stack.BROKER, "group_protocol": GROUP_PROTOCOL})
         log(f"  {row}")
         rows.append(row)
     stop_all()
     print()
+    print(f"broker {stack.BROKER}, group protocol {GROUP_PROTOCOL}")
     print(f"{'scenario':<62}{'tokens':>9}{'results':>9}{'missing':>9}{'dups':>7}{'bound':>7}{'s':>5}  verdict")
     for row in rows:
         bound = "-" if row.get("bound", 0) is ALLOWED else row.get("bound", 0)

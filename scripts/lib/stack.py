@@ -12,7 +12,12 @@ it. Tansu is retried on a new port should it still fail to bind.
 Everything started here runs in its own process group, gets SIGTERM when its starter dies
 (`setpriv --pdeathsig`), and is stopped by `close()`/`stop()` (and at exit as a backstop).
 
-Command line (scripts/stack):
+Two broker implementations (`--broker`, or $PUSHLINE_BROKER; the default is Tansu):
+  tansu            Tansu, memory storage (the embedded broker of every test and script)
+  librdkafka-mock  librdkafka's mock cluster (`pushline-mock-kafka`, built with the package): a
+                   second implementation, with KIP-848's ConsumerGroupHeartbeat, which Tansu lacks
+
+Command line (scripts/stack [--broker KIND]):
   stack broker [--log PATH] [--topic NAME:PARTITIONS]...
       starts a broker, prints one JSON line {"bootstrap_servers", "port", "pid", "log",
       "client_properties"}, then serves stdin lines "topic NAME PARTITIONS [CONFIG=VALUE]..." (answer "ok" or
@@ -47,6 +52,28 @@ JOBS_TOPIC = "push.jobs"
 CLIENT_PROPERTIES = {"session.timeout.ms": "6000", "heartbeat.interval.ms": "1000", "fetch.wait.max.ms": "10"}
 
 _started = []
+
+BROKER_KINDS = ("tansu", "librdkafka-mock")
+# The broker `LocalStack`, `stack broker` and the chaos rows start: $PUSHLINE_BROKER, or --broker.
+BROKER = os.environ.get("PUSHLINE_BROKER") or "tansu"
+
+# What the worker's Kafka clients are given under each group protocol. KIP-848's
+# `group.protocol=consumer` leaves the session timeout and heartbeat interval to the broker
+# (librdkafka refuses the client-side ones, and so does the worker's configuration check): the
+# mock broker gets CLIENT_PROPERTIES' values as its group.consumer.* settings instead.
+GROUP_PROTOCOLS = ("classic", "consumer")
+
+
+def client_properties(group_protocol="classic"):
+    """The Kafka properties of the stack's clients under `group_protocol`."""
+    if group_protocol == "classic":
+        return dict(CLIENT_PROPERTIES)
+    if group_protocol != "consumer":
+        raise StackError(f"group protocol {group_protocol!r}: one of {', '.join(GROUP_PROTOCOLS)}")
+    properties = {key: value for key, value in CLIENT_PROPERTIES.items()
+                  if key not in ("session.timeout.ms", "heartbeat.interval.ms")}
+    properties["group.protocol"] = "consumer"
+    return properties
 
 
 def tansu_binary():
@@ -99,13 +126,13 @@ def wait_port(port, timeout=20, process=None):
 # MARK: Processes
 
 
-def start_process(args, stdout=None, stderr=None, detach=False, **kwargs):
+def start_process(args, stdout=None, stderr=None, detach=False, stdin=subprocess.DEVNULL, **kwargs):
     """Starts `args` in its own process group. Unless `detach`, it gets SIGTERM when this process
     dies (setpriv --pdeathsig; start it from the main thread) and `stop_all` stops it at exit."""
     prefix = [] if detach or not shutil.which("setpriv") else ["setpriv", "--pdeathsig", "TERM", "--"]
     process = subprocess.Popen(prefix + list(args), stdout=stdout if stdout is not None else subprocess.DEVNULL,
                                stderr=stderr if stderr is not None else subprocess.DEVNULL,
-                               stdin=subprocess.DEVNULL, start_new_session=True, **kwargs)
+                               stdin=stdin, start_new_session=True, **kwargs)
     if not detach:
         _started.append(process)
     return process
@@ -241,6 +268,99 @@ class Broker:
             _started.remove(self.process)
 
 
+def mock_kafka_binary():
+    """$PUSHLINE_MOCK_KAFKA, else `pushline-mock-kafka` beside the worker binary, else in the
+    release or debug build."""
+    candidates = [os.environ.get("PUSHLINE_MOCK_KAFKA") or "", os.path.join(os.path.dirname(BIN), "pushline-mock-kafka"),
+                  os.path.join(ROOT, ".build/release/pushline-mock-kafka"), os.path.join(ROOT, ".build/debug/pushline-mock-kafka")]
+    for path in candidates:
+        if path and os.access(path, os.X_OK):
+            return path
+    raise StackError("no pushline-mock-kafka: swift build --product pushline-mock-kafka (or set PUSHLINE_MOCK_KAFKA)")
+
+
+class MockKafkaBroker:
+    """librdkafka's mock cluster (`pushline-mock-kafka`): one broker on a loopback port the kernel
+    picks (the mock cannot be given one), ready once it has printed its bootstrap address. Topics
+    are created through its standard input; it keeps no topic configs (no compaction, no
+    retention), and answers no CreateTopics, DescribeConfigs or admin group request.
+
+    The session timeout and heartbeat interval of KIP-848 groups are broker settings: it gets
+    CLIENT_PROPERTIES' (what classic members ask for), so both protocols run with the same session.
+    `advertised_port`: the port it names in Metadata answers (a proxy in front of it)."""
+
+    def __init__(self, log_path, advertised_port=None, detach=False, timeout=20, port=None, brokers=1):
+        if port:
+            raise StackError("the librdkafka mock broker listens on a port the kernel picks: no fixed port")
+        if detach:
+            raise StackError("the librdkafka mock broker takes topics on its standard input: it cannot be detached")
+        self.log_path = log_path
+        self.topics = {}
+        os.makedirs(os.path.dirname(log_path) or ".", exist_ok=True)
+        args = [mock_kafka_binary(), "--brokers", str(brokers),
+                "--consumer-session-timeout-ms", CLIENT_PROPERTIES["session.timeout.ms"],
+                "--consumer-heartbeat-interval-ms", CLIENT_PROPERTIES["heartbeat.interval.ms"]]
+        if advertised_port:
+            args += ["--advertise", str(advertised_port)]
+        if os.environ.get("PUSHLINE_MOCK_KAFKA_DEBUG"):
+            args += ["--debug", os.environ["PUSHLINE_MOCK_KAFKA_DEBUG"]]
+        with open(log_path, "w") as log:
+            self.process = start_process(args, stdout=subprocess.PIPE, stderr=log, stdin=subprocess.PIPE,
+                                         text=True, bufsize=1)
+        line = self._answer(timeout)
+        if not line or not re.fullmatch(r"127\.0\.0\.1:\d+(,127\.0\.0\.1:\d+)*", line):
+            self.stop()
+            raise StackError(f"pushline-mock-kafka printed {line!r}, not its address; log {log_path}: {self._log()[-300:]}")
+        self.bootstrap_servers = line
+        self.port = int(line.split(",")[0].rsplit(":", 1)[1])
+
+    @property
+    def pid(self):
+        return self.process.pid
+
+    def _log(self):
+        try:
+            with open(self.log_path, errors="replace") as handle:
+                return handle.read()
+        except OSError:
+            return ""
+
+    def _answer(self, timeout):
+        """The next line the mock prints, within `timeout` s; "" when it exited or said nothing."""
+        import select
+        ready, _, _ = select.select([self.process.stdout], [], [], timeout)
+        return self.process.stdout.readline().strip() if ready else ""
+
+    def create_topic(self, name, partitions, configs=None):
+        """Creates `name` with `partitions`; `configs` are named in the request and ignored by the
+        mock (it has no topic configs)."""
+        settings = " ".join(f"{key}={value}" for key, value in (configs or {}).items())
+        try:
+            self.process.stdin.write(f"topic {name} {partitions} {settings}\n")
+            self.process.stdin.flush()
+        except OSError as error:
+            raise StackError(f"pushline-mock-kafka is gone ({error}); log {self.log_path}")
+        answer = self._answer(10)
+        if not answer.startswith("ok"):
+            raise StackError(f"pushline-mock-kafka topic {name}: {answer or 'no answer'}")
+        self.topics[name] = partitions
+
+    def stop(self):
+        stop_process(self.process, timeout=5)
+        if self.process in _started:
+            _started.remove(self.process)
+
+
+def start_broker(log_path, kind=None, **kwargs):
+    """A broker of `kind` (BROKER_KINDS; `BROKER` when None): Tansu or the librdkafka mock."""
+    kind = kind or BROKER
+    if kind == "tansu":
+        return Broker(log_path, **kwargs)
+    if kind == "librdkafka-mock":
+        return MockKafkaBroker(log_path, **kwargs)
+    raise StackError(f"broker {kind!r}: one of {', '.join(BROKER_KINDS)}")
+
+
 # MARK: Keys, the mock, configuration, workers
 
 
@@ -336,14 +456,17 @@ def _merge(base, overrides):
 
 
 def worker_config(brokers, group_id, metrics_listen, apns_endpoint, ca_file, key_file=None, key_id=None, team_id=None,
-                  bundle_id=BUNDLE_ID, topics=None, apps=None, log_level="info", overrides=None):
+                  bundle_id=BUNDLE_ID, topics=None, apps=None, log_level="info", overrides=None, properties=None):
     """The worker's configuration for the local stack, as a dict (see docs/configuration.md).
 
     `topics`: {"jobs_topic": ..., "results_topic": ..., ...} (the contract's defaults otherwise);
     `apps`: the whole `apps:` section, else one token app "default" with key_file/key_id/team_id;
-    `overrides`: merged over the result, key by key (e.g. {"worker": {"max_inflight": 200}})."""
+    `overrides`: merged over the result, key by key (e.g. {"worker": {"max_inflight": 200}});
+    `properties`: kafka.properties before the overrides (CLIENT_PROPERTIES when None; see
+    `client_properties` for another group protocol)."""
     config = {
-        "kafka": {"brokers": brokers, "group_id": group_id, **(topics or {}), "properties": dict(CLIENT_PROPERTIES)},
+        "kafka": {"brokers": brokers, "group_id": group_id, **(topics or {}),
+                  "properties": dict(CLIENT_PROPERTIES if properties is None else properties)},
         "apns": {"endpoint": apns_endpoint, "ca_file": ca_file, "connections": 4},
         "apps": apps or {"default": {"bundle_id": bundle_id,
                                      "auth": {"type": "token", "key_file": key_file, "key_id": key_id, "team_id": team_id}}},
@@ -436,8 +559,8 @@ class LocalStack:
         self.workers = []
         self.reservations = []
 
-    def start_broker(self, advertised_port=None, topics=()):
-        self.broker = Broker(os.path.join(self.dir, "broker.log"), advertised_port=advertised_port)
+    def start_broker(self, advertised_port=None, topics=(), kind=None):
+        self.broker = start_broker(os.path.join(self.dir, "broker.log"), kind, advertised_port=advertised_port)
         for name, partitions in topics:
             self.broker.create_topic(name, partitions)
         return self.broker
@@ -520,17 +643,18 @@ def serve_broker(arguments):
     parser = argparse.ArgumentParser(prog="scripts/stack broker")
     parser.add_argument("--log", default=None)
     parser.add_argument("--topic", action="append", default=[], metavar="NAME:PARTITIONS")
+    parser.add_argument("--broker", choices=BROKER_KINDS, default=BROKER)
     options = parser.parse_args(arguments)
     exit_on_sigterm()
     log = options.log or os.path.join(ROOT, ".run/stack", f"broker-{os.getpid()}.log")
     broker = None
     try:
-        broker = Broker(log)
+        broker = start_broker(log, options.broker)
         for spec in options.topic:
             name, _, partitions = spec.partition(":")
             broker.create_topic(name, int(partitions or 1))
         print(json.dumps({"bootstrap_servers": broker.bootstrap_servers, "port": broker.port, "pid": broker.pid,
-                          "log": log, "client_properties": CLIENT_PROPERTIES}), flush=True)
+                          "log": log, "client_properties": CLIENT_PROPERTIES, "broker": options.broker}), flush=True)
         for line in sys.stdin:
             words = line.split()
             try:
@@ -638,6 +762,12 @@ def detached(arguments):
 
 
 def main(arguments):
+    global BROKER
+    if arguments[:1] == ["--broker"] and len(arguments) > 1:
+        if arguments[1] not in BROKER_KINDS:
+            print(f"stack: --broker {arguments[1]}: one of {', '.join(BROKER_KINDS)}", file=sys.stderr)
+            return 2
+        BROKER, arguments = arguments[1], arguments[2:]
     commands = {"broker": serve_broker, "config": write_config_command, "detached": detached}
     if not arguments or arguments[0] not in commands:
         print(__doc__.split("Command line (scripts/stack):\n", 1)[1], file=sys.stderr)
