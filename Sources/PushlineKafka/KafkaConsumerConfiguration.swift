@@ -29,16 +29,18 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
     /// How long `close` waits, still polling, for a join round this member is part of (right
     /// after an eager revoke, or before its first assignment) to hand it its assignment before it
     /// leaves: a LeaveGroup sent while the member's JoinGroup is pending stalls the embedded
-    /// broker's group (docs/kafka.md, "Leaving during a rebalance"). Zero: leave at once.
+    /// broker's group (docs/kafka.md, "Leaving during a rebalance"). Zero (the default): leave at
+    /// once, which Apache Kafka handles (a LeaveGroup removes the member from the round); set it
+    /// for brokers that do not (docs/kafka.md, "Broker guards").
     public var closeJoinWait: Duration
     /// How long this member's join may stay pending while it owns no partition and has no started
     /// record before the consumer abandons it and joins afresh, with a warning ("rejoining: join
     /// pending for N ms with no assignment"): a coordinator that never answers a JoinGroup would
     /// otherwise leave the member idle for `max.poll.interval.ms` (docs/kafka.md, "A join that is
     /// never answered"). Keep it well above a normal round, which waits for every member's revoke
-    /// drain or a dead member's session timeout: the default, 100 s, is twice librdkafka's default
-    /// `session.timeout.ms` (45 s) plus `revokeDrainTimeout`'s default (10 s); the worker sets
-    /// 2 × `session.timeout.ms` + `revokeDrainTimeout`. Zero: never. Not used with
+    /// drain or a dead member's session timeout: the worker sets 2 × `session.timeout.ms` +
+    /// `revokeDrainTimeout` when `kafka.guard_join_rounds` is on. Zero (the default): never, as
+    /// Apache Kafka answers every JoinGroup (docs/kafka.md, "Broker guards"). Not used with
     /// `group.protocol=consumer`, which has no join rounds.
     public var stalledJoinLimit: Duration
     /// The generation the first assigned partition gets (each assignment takes the next). Two
@@ -65,8 +67,8 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
         maxBufferedRecords: Int = 10_000,
         pollInterval: Duration = .milliseconds(10),
         commitInterval: Duration = .milliseconds(200),
-        closeJoinWait: Duration = .seconds(15),
-        stalledJoinLimit: Duration = .seconds(100),
+        closeJoinWait: Duration = .zero,
+        stalledJoinLimit: Duration = .zero,
         firstGeneration: UInt64 = 1,
         lostRetention: Duration = .seconds(600)
     ) {

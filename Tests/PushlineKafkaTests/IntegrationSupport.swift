@@ -23,7 +23,11 @@ enum Integration {
             topics: [topic],
             properties: broker.clientProperties,
             revokeDrainTimeout: drain,
-            maxBatchSize: 500
+            maxBatchSize: 500,
+            // The embedded broker's guards, as the worker sets them with kafka.guard_join_rounds
+            // on the test stack's 6 s session (docs/kafka.md, "Broker guards").
+            closeJoinWait: .seconds(11),
+            stalledJoinLimit: .seconds(12) + drain
         )
     }
 

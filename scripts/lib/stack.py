@@ -465,7 +465,10 @@ def worker_config(brokers, group_id, metrics_listen, apns_endpoint, ca_file, key
     `properties`: kafka.properties before the overrides (CLIENT_PROPERTIES when None; see
     `client_properties` for another group protocol)."""
     config = {
+        # Tansu parks a leaving member's JoinGroup and loses JoinGroup answers: its guards on
+        # (docs/kafka.md, "Broker guards"); the mock cluster, like Apache Kafka, needs neither.
         "kafka": {"brokers": brokers, "group_id": group_id, **(topics or {}),
+                  "guard_join_rounds": BROKER == "tansu",
                   "properties": dict(CLIENT_PROPERTIES if properties is None else properties)},
         "apns": {"endpoint": apns_endpoint, "ca_file": ca_file, "connections": 4},
         "apps": apps or {"default": {"bundle_id": bundle_id,

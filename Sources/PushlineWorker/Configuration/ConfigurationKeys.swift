@@ -74,6 +74,12 @@ enum ConfigurationKeys {
             "cancel records written by `pushline cancel` (key `campaign:<name>` or `job:<id>`, a tombstone lifts it); every worker reads the whole topic outside the consumer group, from the start at boot, then following it; `\"\"` = `<jobs_topic>.control`; a worker creates it when missing (compacted, `retention.ms` = `worker.cancel_retention_ms`)",
             change: "to match your topic names; one partition is plenty"
         ),
+        Key(
+            "kafka.guard_join_rounds",
+            .boolean(\.kafka.guardJoinRounds),
+            "classic group protocol only: a closing worker first waits (at most `session.timeout.ms` + 5 s, 30 s) for a join round it is part of to assign it, and a join left unanswered for 2 × `session.timeout.ms` + the revoke drain is abandoned by cutting the consumer's broker connections; for brokers that park a leaving member's JoinGroup or lose JoinGroup answers (the embedded broker, Tansu). Apache Kafka and librdkafka's mock cluster need neither ([kafka.md](kafka.md#broker-guards))",
+            change: "`true` on Tansu (the local stack, tests and bench turn it on); leave it off on Apache Kafka"
+        ),
 
         Key(
             "apns.endpoint",

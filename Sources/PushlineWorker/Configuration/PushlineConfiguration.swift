@@ -44,6 +44,10 @@ public struct PushlineConfiguration: Sendable, Hashable {
         /// The compacted topic of cancel records (`pushline cancel`), read whole by every worker
         /// outside the consumer group; "" = `<jobs_topic>.control`.
         public var controlTopic = ""
+        /// Guards for brokers that mishandle classic join rounds (the embedded broker, Tansu):
+        /// wait for a pending round before leaving, and abandon a join never answered. Apache
+        /// Kafka needs neither (docs/kafka.md, "Broker guards").
+        public var guardJoinRounds = false
         /// Passed to librdkafka as-is (security.protocol, sasl.*, ssl.*, ...).
         public var properties: [String: String] = [:]
         public init() {}

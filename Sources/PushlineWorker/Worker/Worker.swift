@@ -70,13 +70,14 @@ public struct Worker: Sendable {
             revokeDrainTimeout: revokeDrainTimeout,
             maxBatchSize: 500,
             maxBufferedRecords: 2000,
-            // A rebalance round completes within about a session timeout; a member that
-            // leaves in the middle of one stalls the embedded broker's group (docs/kafka.md).
-            closeJoinWait: min(sessionTimeout + .seconds(5), .seconds(30)),
+            // Only for brokers that need them (kafka.guard_join_rounds; docs/kafka.md, "Broker
+            // guards"). A rebalance round completes within about a session timeout; a member that
+            // leaves in the middle of one stalls the embedded broker's group.
+            closeJoinWait: kafka.guardJoinRounds ? min(sessionTimeout + .seconds(5), .seconds(30)) : .zero,
             // A round waits at most for every member's revoke drain, or a dead member's
             // session timeout; a join pending longer than both, twice over for the latter, is
             // not going to be answered (docs/kafka.md, "A join that is never answered").
-            stalledJoinLimit: sessionTimeout * 2 + revokeDrainTimeout
+            stalledJoinLimit: kafka.guardJoinRounds ? sessionTimeout * 2 + revokeDrainTimeout : .zero
         )
         // Every cancel already on the control topic is applied before the consumer is made, so it
         // holds for jobs that arrive from the start (bounded: a topic not read in 10 s applies late).
