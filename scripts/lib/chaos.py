@@ -7,7 +7,7 @@ SIGKILL, what it had unanswered just before a Kafka outage; where another member
 over during a fault, duplicates are reported and allowed.
 
 usage: chaos.py [--only NAME[,NAME]] [--tokens N] [--soak-minutes M] [--broker tansu|librdkafka-mock]
-                [--group-protocol classic|consumer]
+                [--group-protocol classic|consumer] [--run-dir DIR]
 
 --broker librdkafka-mock runs the rows on librdkafka's mock cluster instead of Tansu (stack.py);
 --group-protocol consumer gives the workers `group.protocol: consumer` (KIP-848), which only the
@@ -166,8 +166,10 @@ class Stack(LocalStack):
     scenario (so it can start late or restart), configurations and workers."""
 
     def __init__(self, name, mock_flags, tokens, per_job=10, mock_running=True, partitions=4, proxy=False, worker=None,
-                 campaign=None):
+                 campaign=None, kafka=None):
         self.name = name
+        # `kafka`: settings of the workers' `kafka` section beyond the stack's (guard_join_rounds...).
+        self.kafka_settings = dict(kafka or {})
         # `campaign`: the jobs' `campaign` field (what `pushline cancel --campaign` names).
         self.campaign_name = campaign
         # `worker`: settings of the workers' `worker` section beyond the chaos defaults.
@@ -212,7 +214,7 @@ class Stack(LocalStack):
             properties=stack.client_properties(GROUP_PROTOCOL),
             overrides={"apns": {"request_timeout_ms": 3000},
                        "worker": {"shutdown_timeout_ms": shutdown_ms, **self.worker_settings},
-                       "kafka": {"properties": dict(EXTRA_KAFKA)}})
+                       "kafka": {"properties": dict(EXTRA_KAFKA), **self.kafka_settings}})
 
     def campaign(self, tokens, per_job):
         if tokens == 0:
@@ -583,8 +585,9 @@ def scenario_lost_join(tokens):
     proxy drops what the broker sends on the worker's connections from 1 s to 6 s after it
     subscribed, which takes the answer the broker gives after its 3 s round. librdkafka would wait
     max.poll.interval.ms + 3 s for it; the worker must rejoin after its stalledJoinLimit (2 x the
-    session timeout + the revoke drain: 22 s here), own every partition and finish."""
-    stack = Stack("lostjoin", SLOW, tokens, proxy=True)
+    session timeout + the revoke drain: 22 s here), own every partition and finish. The row tests
+    that guard, so its worker has kafka.guard_join_rounds on whatever the broker."""
+    stack = Stack("lostjoin", SLOW, tokens, proxy=True, kafka={"guard_join_rounds": True})
     try:
         worker = stack.start_worker()
         deadline = time.time() + 90
@@ -1012,7 +1015,7 @@ SCENARIOS = {
 
 
 def main():
-    global GROUP_PROTOCOL
+    global GROUP_PROTOCOL, RUN
     parser = argparse.ArgumentParser()
     parser.add_argument("--only", default="")
     parser.add_argument("--tokens", type=int, default=20000)
@@ -1021,8 +1024,10 @@ def main():
     parser.add_argument("--soak-rate", type=int, default=30_000, help="tokens/s; about half of what scripts/bench measured")
     parser.add_argument("--broker", choices=stack.BROKER_KINDS, default=stack.BROKER)
     parser.add_argument("--group-protocol", choices=stack.GROUP_PROTOCOLS, default=GROUP_PROTOCOL)
+    parser.add_argument("--run-dir", default=RUN, help="where the rows' stacks, logs and results.json go (runs side by side each need their own)")
     options = parser.parse_args()
-    stack.BROKER, GROUP_PROTOCOL = options.broker, options.group_protocol
+    stack.BROKER, GROUP_PROTOCOL, RUN = options.broker, options.group_protocol, os.path.abspath(options.run_dir)
+    os.makedirs(RUN, exist_ok=True)
     log(f"broker {stack.BROKER}, group protocol {GROUP_PROTOCOL}")
     chosen = [name for name in list(SCENARIOS) + ["fuzz", "soak"] if not options.only or name in options.only.split(",")]
     rows = []
@@ -1059,5 +1064,4 @@ def main():
 
 if __name__ == "__main__":
     exit_on_sigterm()
-    os.makedirs(RUN, exist_ok=True)
     main()
