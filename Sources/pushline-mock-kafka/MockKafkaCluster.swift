@@ -48,36 +48,31 @@ final class MockKafkaCluster: @unchecked Sendable {
 
     /// Broker `broker` (1-based) names 127.0.0.1:`port` in Metadata answers from now on.
     func advertise(broker: Int32, port: Int32) throws(MockKafkaError) {
-        guard pushline_mock_advertise(cluster, broker, "127.0.0.1", port) else {
-            throw MockKafkaError(message: "this librdkafka has no rd_kafka_mock_broker_set_host_port (2.5 or later)")
-        }
+        try Self.require(pushline_mock_advertise(cluster, broker, "127.0.0.1", port), "rd_kafka_mock_broker_set_host_port (2.5)")
     }
 
     /// Broker `broker` is the controller in Metadata answers: admin requests (CreateTopics,
     /// DescribeConfigs), which the mock does not implement, are then refused at once as
     /// unsupported instead of waiting for a controller until they time out.
     func setController(broker: Int32) throws(MockKafkaError) {
-        guard pushline_mock_controller(cluster, broker) else {
-            throw MockKafkaError(message: "this librdkafka has no rd_kafka_mock_set_controller_id (2.16 or later)")
-        }
+        try Self.require(pushline_mock_controller(cluster, broker), "rd_kafka_mock_set_controller_id (2.16)")
     }
 
     func setConsumerSessionTimeout(milliseconds: Int32) throws(MockKafkaError) {
-        guard pushline_mock_consumer_session_timeout(cluster, milliseconds) else {
-            throw MockKafkaError(message: "this librdkafka cannot set group.consumer.session.timeout.ms on its mock")
-        }
+        try Self.require(pushline_mock_consumer_session_timeout(cluster, milliseconds), "group.consumer.session.timeout.ms")
     }
 
     func setConsumerHeartbeatInterval(milliseconds: Int32) throws(MockKafkaError) {
-        guard pushline_mock_consumer_heartbeat_interval(cluster, milliseconds) else {
-            throw MockKafkaError(message: "this librdkafka cannot set group.consumer.heartbeat.interval.ms on its mock")
-        }
+        try Self.require(pushline_mock_consumer_heartbeat_interval(cluster, milliseconds), "group.consumer.heartbeat.interval.ms")
     }
 
     func setInitialRebalanceDelay(milliseconds: Int32) throws(MockKafkaError) {
-        guard pushline_mock_initial_rebalance_delay(cluster, milliseconds) else {
-            throw MockKafkaError(message: "this librdkafka cannot set group.initial.rebalance.delay.ms on its mock")
-        }
+        try Self.require(pushline_mock_initial_rebalance_delay(cluster, milliseconds), "group.initial.rebalance.delay.ms")
+    }
+
+    /// `done`: the run-time librdkafka had the mock call for `what` (looked up by name).
+    private static func require(_ done: Bool, _ what: String) throws(MockKafkaError) {
+        guard done else { throw MockKafkaError(message: "this librdkafka's mock cluster lacks \(what): a newer librdkafka is needed") }
     }
 
     deinit {

@@ -174,7 +174,22 @@ def exit_on_sigterm():
 # MARK: The broker
 
 
-class Broker:
+class _BrokerProcess:
+    """What both brokers share: their process (`self.process`) and its log (`self.log_path`)."""
+
+    @property
+    def pid(self):
+        return self.process.pid
+
+    def _log(self):
+        try:
+            with open(self.log_path, errors="replace") as handle:
+                return handle.read()
+        except OSError:
+            return ""
+
+
+class Broker(_BrokerProcess):
     """Tansu (memory storage) on a loopback port, ready when it answers a metadata request.
 
     `advertised_port`: the port clients are told to use (a proxy in front of the broker);
@@ -214,16 +229,6 @@ class Broker:
     def bootstrap_servers(self):
         return f"127.0.0.1:{self.port}"
 
-    @property
-    def pid(self):
-        return self.process.pid
-
-    def _log(self):
-        try:
-            with open(self.log_path, errors="replace") as handle:
-                return handle.read()
-        except OSError:
-            return ""
 
     def _wait_ready(self, timeout):
         # Tansu prints "listening on" before it binds and "ready in" after; a port in use makes
@@ -279,7 +284,7 @@ def mock_kafka_binary():
     raise StackError("no pushline-mock-kafka: swift build --product pushline-mock-kafka (or set PUSHLINE_MOCK_KAFKA)")
 
 
-class MockKafkaBroker:
+class MockKafkaBroker(_BrokerProcess):
     """librdkafka's mock cluster (`pushline-mock-kafka`): one broker on a loopback port the kernel
     picks (the mock cannot be given one), ready once it has printed its bootstrap address. Topics
     are created through its standard input; it keeps no topic configs (no compaction, no
@@ -314,16 +319,6 @@ class MockKafkaBroker:
         self.bootstrap_servers = line
         self.port = int(line.split(",")[0].rsplit(":", 1)[1])
 
-    @property
-    def pid(self):
-        return self.process.pid
-
-    def _log(self):
-        try:
-            with open(self.log_path, errors="replace") as handle:
-                return handle.read()
-        except OSError:
-            return ""
 
     def _answer(self, timeout):
         """The next line the mock prints, within `timeout` s; "" when it exited or said nothing."""
