@@ -71,7 +71,15 @@ public final class KafkaProducer: Sendable {
         key: [UInt8],
         onDelivery: (@Sendable (Result<DeliveryReport, KafkaError>) -> Void)? = nil
     ) throws(KafkaError) {
-        try core.produceTombstone(topic: topic, key: key, delivery: onDelivery.map { ClosureDelivery(topic: topic, completion: $0) })
+        // No value: a NULL payload, which is what a tombstone is.
+        try core.produce(
+            topic: topic,
+            partition: nil,
+            key: key,
+            value: nil,
+            headers: [],
+            delivery: onDelivery.map { ClosureDelivery(topic: topic, completion: $0) }
+        )
     }
 
     /// Creates `topic` (`partitions`, the broker's replication factor, topic `configs`) and waits

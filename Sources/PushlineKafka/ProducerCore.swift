@@ -50,7 +50,7 @@ final class ProducerCore: @unchecked Sendable {
         topic name: String,
         partition: Int32?,
         key: [UInt8]?,
-        value: [UInt8],
+        value: [UInt8]?,
         headers: [KafkaHeader],
         delivery: KafkaDelivery?
     ) throws(KafkaError) {
@@ -61,7 +61,7 @@ final class ProducerCore: @unchecked Sendable {
         topic: RDKafkaTopic,
         partition: Int32?,
         key: [UInt8]?,
-        value: [UInt8],
+        value: [UInt8]?,
         headers: [KafkaHeader],
         delivery: KafkaDelivery?
     ) throws(KafkaError) {
@@ -69,15 +69,6 @@ final class ProducerCore: @unchecked Sendable {
         guard let error = client.produce(topic: topic, partition: partition, key: key, value: value, headers: headers, opaque: opaque)
         else { return }
         // Not enqueued: the delivery callback will never run, so release its delivery here.
-        if let opaque { Unmanaged<KafkaDelivery>.fromOpaque(opaque).release() }
-        throw refusal(error, topic: topic)
-    }
-
-    /// Enqueues a tombstone for `key` on the topic `name`; throws like `produce`.
-    func produceTombstone(topic name: String, key: [UInt8], delivery: KafkaDelivery?) throws(KafkaError) {
-        let topic = try topic(name)
-        let opaque = delivery.map { Unmanaged.passRetained($0).toOpaque() }
-        guard let error = client.produceTombstone(topic: topic, key: key, opaque: opaque) else { return }
         if let opaque { Unmanaged<KafkaDelivery>.fromOpaque(opaque).release() }
         throw refusal(error, topic: topic)
     }

@@ -17,18 +17,19 @@ extension RDKafkaClient {
     /// Enqueues one record (`produceva`, thread-safe); nil when it was enqueued, else why not (then
     /// no delivery report will come for it). `partition` nil: the partitioner picks one. `opaque`
     /// comes back with the record's delivery report. Key, value and headers are copied before
-    /// this returns.
+    /// this returns. A nil `value` sends no payload: a tombstone, which makes a compacted topic
+    /// forget the key.
     func produce(
         topic: RDKafkaTopic,
         partition: Int32?,
         key: [UInt8]?,
-        value: [UInt8],
+        value: [UInt8]?,
         headers: [KafkaHeader],
         opaque: UnsafeMutableRawPointer?
     ) -> KafkaError? {
         let partition = partition ?? RD_KAFKA_PARTITION_UA
         let error: OpaquePointer? = key.withOptionalBytes { keyBytes in
-            value.withUnsafeBytes { valueBytes in
+            value.withOptionalBytes { valueBytes in
                 HeaderArena(headers).withFields { headerFields in
                     // On the stack: this runs once per result record.
                     withUnsafeTemporaryAllocation(of: rd_kafka_vu_t.self, capacity: 6 + headerFields.count) { storage in
@@ -37,12 +38,14 @@ extension RDKafkaClient {
                         fields.append(.field(RD_KAFKA_VTYPE_PARTITION) { $0.i32 = partition })
                         // F_COPY: librdkafka copies key and value before produceva returns.
                         fields.append(.field(RD_KAFKA_VTYPE_MSGFLAGS) { $0.i = RD_KAFKA_MSG_F_COPY })
-                        fields.append(
-                            .field(RD_KAFKA_VTYPE_VALUE) {
-                                $0.mem.ptr = UnsafeMutableRawPointer(mutating: valueBytes.baseAddress)
-                                $0.mem.size = valueBytes.count
-                            }
-                        )
+                        if let valueBytes {
+                            fields.append(
+                                .field(RD_KAFKA_VTYPE_VALUE) {
+                                    $0.mem.ptr = UnsafeMutableRawPointer(mutating: valueBytes.baseAddress)
+                                    $0.mem.size = valueBytes.count
+                                }
+                            )
+                        }
                         if let keyBytes {
                             fields.append(
                                 .field(RD_KAFKA_VTYPE_KEY) {
