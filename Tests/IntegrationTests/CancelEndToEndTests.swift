@@ -218,48 +218,37 @@ final class CancelWatcher: Sendable {
         var jobDone: [String: [String: Int]] = [:]
     }
 
-    private let consumer: KafkaConsumer
+    private let reader: ResultsTopicReader
     private let state = Mutex(State())
-    private let loop = Mutex<Task<Void, any Error>?>(nil)
 
     static func start(_ harness: Harness) async throws -> CancelWatcher {
-        let consumer = try ResultWatcher.resultsConsumer(harness, group: "cancel-watcher")
-        let watcher = CancelWatcher(consumer: consumer)
-        watcher.begin()
-        try await ResultWatcher.waitUntilOwned(consumer)
+        let watcher = CancelWatcher(reader: try ResultsTopicReader(harness, group: "cancel-watcher"))
+        try await watcher.reader.start { [watcher] records in watcher.note(records) }
         return watcher
     }
 
-    private init(consumer: KafkaConsumer) {
-        self.consumer = consumer
+    private init(reader: ResultsTopicReader) {
+        self.reader = reader
     }
 
-    private func begin() {
-        let consumer = self.consumer
-        let task = Task { [self] in
-            for try await event in consumer.events {
-                guard case .records(let records) = event else { continue }
-                let objects = records.map(json)
-                for record in records { consumer.complete(record.id) }
-                state.withLock { state in
-                    for object in objects {
-                        guard let job = object["job_id"] as? String else { continue }
-                        switch object["type"] as? String {
-                        case "delivery" where object["final"] as? Bool == true:
-                            let status = object["status"] as? Int ?? -1
-                            let outcome = (object["reason"] as? String).map { "\(status) \($0)" } ?? "\(status)"
-                            state.finals["\(job)/\(object["token"] as? String ?? "")", default: []].append(outcome)
-                            state.finalsByPrefix[String(job.prefix { $0 != "-" }), default: 0] += 1
-                        case "job_done":
-                            state.jobDone[job] = object["counts"] as? [String: Int] ?? [:]
-                        default:
-                            break
-                        }
-                    }
+    private func note(_ records: [KafkaRecord]) {
+        let objects = records.map(json)
+        state.withLock { state in
+            for object in objects {
+                guard let job = object["job_id"] as? String else { continue }
+                switch object["type"] as? String {
+                case "delivery" where object["final"] as? Bool == true:
+                    let status = object["status"] as? Int ?? -1
+                    let outcome = (object["reason"] as? String).map { "\(status) \($0)" } ?? "\(status)"
+                    state.finals["\(job)/\(object["token"] as? String ?? "")", default: []].append(outcome)
+                    state.finalsByPrefix[String(job.prefix { $0 != "-" }), default: 0] += 1
+                case "job_done":
+                    state.jobDone[job] = object["counts"] as? [String: Int] ?? [:]
+                default:
+                    break
                 }
             }
         }
-        loop.withLock { $0 = task }
     }
 
     /// Final delivery records read for jobs whose id starts with `prefix` ("spring-").
@@ -272,7 +261,6 @@ final class CancelWatcher: Sendable {
     var snapshot: State { state.withLock { $0 } }
 
     func stop() async {
-        await consumer.close(drainTimeout: .zero)
-        _ = try? await loop.withLock { $0 }?.value
+        await reader.stop()
     }
 }
