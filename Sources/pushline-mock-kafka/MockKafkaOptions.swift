@@ -1,5 +1,5 @@
 /// The command line of `pushline-mock-kafka`.
-struct MockKafkaOptions: Equatable {
+struct MockKafkaOptions {
     static let usage = """
         usage: pushline-mock-kafka [--brokers N] [--topic NAME:PARTITIONS]... [--advertise PORT[,PORT]...]
                                    [--consumer-session-timeout-ms MS] [--consumer-heartbeat-interval-ms MS]
@@ -23,15 +23,6 @@ struct MockKafkaOptions: Equatable {
     var consumerHeartbeatIntervalMilliseconds: Int32?
     var initialRebalanceDelayMilliseconds: Int32?
     var debug: String?
-
-    static func == (left: MockKafkaOptions, right: MockKafkaOptions) -> Bool {
-        left.brokers == right.brokers && left.topics.map(\.name) == right.topics.map(\.name)
-            && left.topics.map(\.partitions) == right.topics.map(\.partitions)
-            && left.advertisedPorts == right.advertisedPorts
-            && left.consumerSessionTimeoutMilliseconds == right.consumerSessionTimeoutMilliseconds
-            && left.consumerHeartbeatIntervalMilliseconds == right.consumerHeartbeatIntervalMilliseconds
-            && left.initialRebalanceDelayMilliseconds == right.initialRebalanceDelayMilliseconds && left.debug == right.debug
-    }
 
     /// Parses `arguments` (without the program's name); the error is a line for standard error.
     init(arguments: [String]) throws(MockKafkaUsageError) {
