@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 
-from stack import LocalStack, PortReservation, start_process, stop_process, wait_port
+from stack import BUNDLE_ID, LocalStack, PortReservation, start_process, stop_process, wait_port
 from prometheus import buckets, scrape, total
 from latency import LatencyProbe
 
@@ -26,7 +26,7 @@ PAYLOAD = '{"aps":{"alert":{"title":"Sale","body":"50% off today"},"sound":"defa
 # A personalised job's payload (`{{name}}` placeholders, rendered per token from its `vars`):
 # about the plain one's size once rendered.
 PERSONAL_PAYLOAD = '{"aps":{"alert":{"title":"Hi {{name}}","body":"You have {{count}} new"},"sound":"default"}}'
-PARTS = ("ceiling", "transport", "decode", "apns", "kafka", "e2e100", "e2e1", "lanes", "latency", "personalise")
+PARTS = ("ceiling", "transport", "decode", "apns", "kafka", "e2e100", "e2e1", "lanes", "latency", "personalise", "apps")
 
 
 def log(message):
@@ -208,9 +208,9 @@ def results_modes(results, full, compact):
     return entry
 
 
-def jobs_file(path, tokens, per_job, prefix, deadline=None, personalised=False):
+def jobs_file(path, tokens, per_job, prefix, deadline=None, personalised=False, apps=None):
     """Writes the jobs of a run; `personalised`: each token an object with its own `vars`, and
-    the payload PERSONAL_PAYLOAD."""
+    the payload PERSONAL_PAYLOAD; `apps`: the jobs' apps, in turn (none: the default app)."""
     with open(path, "w") as handle:
         job, sent = 0, 0
         while sent < tokens:
@@ -224,6 +224,8 @@ def jobs_file(path, tokens, per_job, prefix, deadline=None, personalised=False):
                 record = {"id": f"{prefix}-{job}", "tokens": hexes, "payload": json.loads(PAYLOAD)}
             if deadline:
                 record["deadline"] = deadline
+            if apps:
+                record["app"] = apps[job % len(apps)]
             handle.write(json.dumps(record, separators=(",", ":")) + "\n")
             job += 1
             sent += n
@@ -265,23 +267,28 @@ class Stack(LocalStack):
                 self.broker.create_topic(topics[key], partitions)
         return topics
 
-    def preload(self, name, tokens, per_job, deadline=None, urgent=False, results="full", personalised=False):
+    def preload(self, name, tokens, per_job, deadline=None, urgent=False, results="full", personalised=False, apps=1):
         """Creates run `name`'s topics and worker configuration and enqueues its jobs; returns
-        (topics, config, metrics port, jobs)."""
+        (topics, config, metrics port, jobs). `apps`: how many apps the worker serves (the same
+        key and bundle, as an operator with several apps under one team would configure them),
+        the jobs spread over them in turn."""
         topics = self.topics(name, urgent)
+        app_names = ["default"] + [f"app{i}" for i in range(2, apps + 1)] if apps > 1 else None
+        auth = {"type": "token", "key_file": self.key, "key_id": self.key_id, "team_id": self.team_id}
+        app_section = {app: {"bundle_id": BUNDLE_ID, "auth": auth} for app in app_names} if app_names else None
         # `full` is the default: left out, so a build from before worker.results runs too.
-        config, port = self.config(name, f"bench-{name}", topics=topics, log_level="warning",
+        config, port = self.config(name, f"bench-{name}", topics=topics, log_level="warning", apps=app_section,
                                    overrides={"worker": {"results": results}} if results != "full" else None)
         jobs_path = os.path.join(RUN, f"{name}.ndjson")
-        jobs = jobs_file(jobs_path, tokens, per_job, name, deadline, personalised)
+        jobs = jobs_file(jobs_path, tokens, per_job, name, deadline, personalised, app_names)
         subprocess.run([BIN, "enqueue", "--config", config, "--file", jobs_path, "--quiet"], check=True)
         return topics, config, port, jobs
 
     def worker_run(self, name, tokens, per_job, deadline=None, profile=False, urgent=False, results="full",
-                   personalised=False):
-        """Preloads the jobs, starts a worker (`results`: its worker.results mode), measures it until
-        every job is complete."""
-        topics, config, port, jobs = self.preload(name, tokens, per_job, deadline, urgent, results, personalised)
+                   personalised=False, apps=1):
+        """Preloads the jobs, starts a worker (`results`: its worker.results mode; `apps`: how many
+        apps it serves), measures it until every job is complete."""
+        topics, config, port, jobs = self.preload(name, tokens, per_job, deadline, urgent, results, personalised, apps)
         # perf wraps the worker (attaching with -p would miss the threads it starts later); the
         # CPU figures of a profiled run are then perf's process, worker included, not the worker alone.
         # PUSHLINE_PERF_CALL_GRAPH=dwarf attributes leaf functions (swift_retain, memmove) to their
@@ -460,6 +467,9 @@ def main():
             lanes_part(results, stack, tokens)
         if "latency" in parts:
             latency_part(results, stack, tokens)
+        if "apps" in parts:
+            apps_part(results, stack, (url, headers, payload), tokens, profile=options.profile,
+                      rounds=2 if options.quick else 3)
         if "personalise" in parts:
             personalise_part(results, stack, (url, headers, payload), tokens, profile=options.profile,
                              rounds=1 if options.quick else 2)
@@ -589,6 +599,43 @@ def personalise_part(results, stack, request, tokens, profile=False, rounds=2):
     log(f"  worker CPU per notification (each / h2load beside it), medians of {rounds} rounds: personalised 100 / plain 100 "
         f"= {entry['personal_vs_plain100']} (target <= 1.15; raw CPU {entry['personal_vs_plain100_raw_cpu']}), "
         f"personalised 100 / plain 1 = {entry['personal_vs_plain1']}, plain 1 / plain 100 = {entry['plain1_vs_plain100']}")
+
+
+def apps_part(results, stack, request, tokens, profile=False, rounds=3, apps=4):
+    """Several apps at the cost of one (issue 62): single-token jobs and jobs of 100 tokens, each
+    with one app and with `apps` apps (the jobs spread over them in turn, the same key), alternating,
+    `rounds` rounds, each run between two h2load runs (`beside`). Reports the worker's steady CPU
+    per notification over h2load's beside it, its spread, the ratio several apps / one app per
+    round and its median (targets: at most 1.1 at one token per job, 1.05 at 100), and peak RSS."""
+    log(f"apps: {tokens:,} tokens in jobs of 1 and of 100, one app against {apps} apps, {rounds} rounds")
+    median = lambda values: round(sorted(values)[len(values) // 2], 3)
+    entry = {"apps": apps, "rounds": rounds}
+    for per_job in (1, 100):
+        one, several = [], []
+        for round_ in range(rounds):
+            for samples, count in ((one, 1), (several, apps)):
+                run = beside(results, stack, request, lambda: stack.worker_run(
+                    f"apps{count}x{per_job}r{round_}", tokens, per_job, profile=profile, apps=count))
+                samples.append(run)
+                log(f"  round {round_ + 1}, {per_job} token(s)/job, {count} app(s): {run['notifications_per_second']:,} "
+                    f"notifications/s, steady {run['steady_cpu_us_per_notification']} us CPU/notification, "
+                    f"{run['steady_cpu_ratio_to_h2load_beside']} x h2load beside, peak RSS {run['peak_rss_mb']} MB")
+        key = "steady_cpu_ratio_to_h2load_beside"
+        ratios = [round(b[key] / a[key], 3) for a, b in zip(one, several)]
+        part = {
+            "one_app": {key: [run[key] for run in one], "peak_rss_mb": [run["peak_rss_mb"] for run in one],
+                        "notifications_per_second": [run["notifications_per_second"] for run in one]},
+            f"{apps}_apps": {key: [run[key] for run in several], "peak_rss_mb": [run["peak_rss_mb"] for run in several],
+                             "notifications_per_second": [run["notifications_per_second"] for run in several]},
+            "several_vs_one_per_round": ratios,
+            "several_vs_one": median(ratios),
+            "target": 1.1 if per_job == 1 else 1.05,
+        }
+        entry[f"{per_job}_per_job"] = part
+        log(f"  {per_job} token(s)/job: {apps} apps / 1 app = {part['several_vs_one']} (median of {ratios}; target <= "
+            f"{part['target']}); x h2load one app {part['one_app'][key]}, {apps} apps {part[f'{apps}_apps'][key]}; peak RSS "
+            f"one app {part['one_app']['peak_rss_mb']} MB, {apps} apps {part[f'{apps}_apps']['peak_rss_mb']} MB")
+    results["apps"] = entry
 
 
 def latency_part(results, stack, tokens, moderate_rate=500, moderate_seconds=10, urgent_rate=20, urgent_jobs=100):

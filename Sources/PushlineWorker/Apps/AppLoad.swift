@@ -3,8 +3,8 @@ import Synchronization
 
 /// One app's part of the in-flight window, in a worker that serves several apps (`AppWindow`):
 /// its notifications in flight, when its jobs were last seen, whether it is held, and whether it
-/// parks its jobs (`AppAdmission`). The in-flight count is the app's slice of `InflightGate`'s:
-/// added with the gate's (`JobPipeline.handle`) and released with it (`JobRelease`), nowhere else.
+/// parks its jobs (`AppAdmission`). The in-flight count is the app's slice of `InflightGate`'s,
+/// which is its one owner: only the gate adds to it and subtracts from it, with its total.
 ///
 /// Atomics only: read by the intakes for each record and written by the event loops and the
 /// producer's thread as jobs end.
@@ -15,7 +15,8 @@ final class AppLoad: Sendable {
     let isPaced: Bool
     /// The app's pace (`max_rate`, notifications per second; 0: none).
     let rate: Int
-    /// The app's notifications in flight (waitable: the intake waits for the app's room).
+    /// The app's notifications in flight (waitable: the intake waits for the app's room). Changed
+    /// by `InflightGate` only.
     let inflight = WaitableCount()
     /// When a job of the app was last read (monotonic nanoseconds), or `Int64.min`.
     private let lastSeen = Atomic<Int64>(.min)

@@ -22,6 +22,10 @@ import Synchronization
 ///
 /// The limit moves: `setLimit` applies the adaptive window (`AdaptiveWindow`), never above
 /// `maximum` (`worker.max_inflight`), which also bounds the urgent lane.
+///
+/// Apps: in a worker with several apps, each app's part of the count (`AppLoad.inflight`) moves
+/// here and nowhere else, with the total: `add` and `jobEnded` take the job's app (nil in a worker
+/// with one app), so the parts always sum to the total.
 final class InflightGate: Sendable {
     let maximum: Int
     private let lowWaterFraction: Double
@@ -70,22 +74,30 @@ final class InflightGate: Sendable {
         jobs.add(count)
     }
 
-    /// A job is done with (or `jobs` of them, together): its `notifications` leave the count with
-    /// it (0 for a rejected record).
-    func jobEnded(notifications: Int, lane: SendLane = .bulk, jobs ended: Int = 1) {
-        if notifications > 0 { release(notifications, lane: lane) }
+    /// A job is done with (or `jobs` of them, together, all of `app`): its `notifications` leave
+    /// the count with it (0 for a rejected record), and its app's part.
+    func jobEnded(notifications: Int, lane: SendLane = .bulk, jobs ended: Int = 1, app: AppLoad? = nil) {
+        if notifications > 0 { release(notifications, lane: lane, app: app) }
         if ended > 0 { jobs.subtract(ended) }
     }
 
     /// Adds `n` in-flight notifications (a job's tokens are admitted whole, so one job may take
-    /// the count past `limit` by at most its own size).
-    func add(_ n: Int, lane: SendLane = .bulk) {
+    /// the count past `limit` by at most its own size), of `app` when the worker has several.
+    func add(_ n: Int, lane: SendLane = .bulk, app: AppLoad? = nil) {
         if lane == .urgent { urgent.add(n) }
+        app?.inflight.add(n)
         inflight.add(n)
     }
 
-    func release(_ n: Int, lane: SendLane = .bulk) {
+    /// Adds `n` notifications of `app` to its part only: their total was added for the whole run
+    /// (`add` without an app), once.
+    func addAppPart(_ n: Int, app: AppLoad) {
+        app.inflight.add(n)
+    }
+
+    func release(_ n: Int, lane: SendLane = .bulk, app: AppLoad? = nil) {
         if lane == .urgent { urgent.subtract(n) }
+        app?.inflight.subtract(n)
         inflight.subtract(n)
         released.wrappingAdd(n, ordering: .relaxed)
     }

@@ -14,9 +14,21 @@ struct JobGroupMember: Sendable {
     let job: Job
     /// When the job's record was produced (Kafka timestamp, wall-clock milliseconds), if known.
     let producedAt: Int64?
+    /// In a worker with several apps, what the member keeps to be parked (a held app's member
+    /// withdrawn in a revoke is parked: `JobGroupProgress.memberAbandoned`), and its first source
+    /// when it was read back from the deferred topic; nil in a worker with one app.
+    let parkingCopy: ParkingCopy?
 
-    /// Where the job's record came from, as its records name it.
-    var source: RecordSource { RecordSource(id) }
+    init(id: RecordID, job: Job, producedAt: Int64?, parkingCopy: ParkingCopy? = nil) {
+        self.id = id
+        self.job = job
+        self.producedAt = producedAt
+        self.parkingCopy = parkingCopy
+    }
+
+    /// Where the job's record came from, as its records name it: its first source when it was
+    /// parked and read back, else its record.
+    var source: RecordSource { parkingCopy?.firstSource ?? RecordSource(id) }
 
     /// Its delivery record's shared part, for its one record (the key is the job id: `job.id`);
     /// `source` is the member's, made once by the caller for this record and its `job_done`.

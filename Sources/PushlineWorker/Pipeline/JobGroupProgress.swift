@@ -25,6 +25,8 @@ final class JobGroupProgress: ResultDelivery, APNSBatchObserver, @unchecked Send
     let lane: SendLane
     let laneMetrics: WorkerMetrics.LaneMetrics
     let appMetrics: WorkerMetrics.AppMetrics
+    /// The members' app's part of the in-flight window; nil in a worker with one app.
+    let load: AppLoad?
     /// When the run's records reached the pipeline (end-to-end latency runs from here).
     let received: MonotonicInstant
     /// Acknowledgements still to come: two per member (or their absence, for an abandoned one).
@@ -40,6 +42,7 @@ final class JobGroupProgress: ResultDelivery, APNSBatchObserver, @unchecked Send
         lane: SendLane,
         laneMetrics: WorkerMetrics.LaneMetrics,
         appMetrics: WorkerMetrics.AppMetrics,
+        load: AppLoad? = nil,
         received: MonotonicInstant,
         results: JobResults
     ) {
@@ -49,6 +52,7 @@ final class JobGroupProgress: ResultDelivery, APNSBatchObserver, @unchecked Send
         self.lane = lane
         self.laneMetrics = laneMetrics
         self.appMetrics = appMetrics
+        self.load = load
         self.received = received
         self.remaining = Atomic(2 * members.count)
         self.results = results
@@ -61,10 +65,16 @@ final class JobGroupProgress: ResultDelivery, APNSBatchObserver, @unchecked Send
     }
 
     /// Member `index` gets no record here (its pool shut down first, or a revoke withdrew its
-    /// request): its record is given up now, and the group no longer waits for it.
-    func memberAbandoned(_ index: Int) {
+    /// request): its record is given up now, and the group no longer waits for it. A held app's
+    /// member withdrawn in a revoke is parked instead, as a job of its own would be
+    /// (`JobRelease.memberParked`): its record is completed once its copy is in Kafka.
+    func memberAbandoned(_ index: Int, withdrawn: Bool = false) {
         abandoned.withLock { $0.append(index) }
-        results.release.memberAbandoned(members[index].id, lane: lane)
+        if withdrawn, load?.isHeld == true, let copy = members[index].parkingCopy, results.release.parker != nil {
+            results.release.memberParked(members[index], copy: copy, lane: lane, app: load)
+        } else {
+            results.release.memberAbandoned(members[index].id, lane: lane, app: load)
+        }
         countDown(2)
     }
 

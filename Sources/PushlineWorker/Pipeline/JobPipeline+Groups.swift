@@ -15,6 +15,7 @@ extension JobPipeline {
             lane: lane,
             laneMetrics: metrics.lane(lane),
             appMetrics: appMetrics[draft.app] ?? metrics.app(draft.app),
+            load: appLoads[draft.app],
             received: received,
             results: results
         )

@@ -138,8 +138,8 @@ final class JobPipeline: Sendable {
             if !appLoads.isEmpty {
                 // Each app's part, before any of the run's work can end.
                 for index in records.indices where started[index] {
-                    guard case .success(let job) = records[index].job else { continue }
-                    appLoads[job.app]?.inflight.add(job.recipientCount)
+                    guard case .success(let job) = records[index].job, let load = appLoads[job.app] else { continue }
+                    gate.addAppPart(job.recipientCount, app: load)
                 }
             }
             for index in records.indices where started[index] {
@@ -150,12 +150,8 @@ final class JobPipeline: Sendable {
                     pending: &pending,
                     groups: &groups,
                     checkCancels: checkCancels,
-                    // A run of one (the urgent intake's) keeps a progress of its own: a group of one
-                    // would cost more objects, not fewer. With several apps every job has one: it
-                    // keeps the job's bytes, to park it if its app is held in a revoke, and a job
-                    // brought back from the deferred topic keeps its first source (a member's is
-                    // its record's).
-                    runRemaining: records.count > 1 && appLoads.isEmpty ? records.count - index : 0
+                    // A run of one (the urgent intake's) makes no group (`JobStart`).
+                    runRemaining: records.count > 1 ? records.count - index : 0
                 )
             }
         }
@@ -201,19 +197,23 @@ final class JobPipeline: Sendable {
         runRemaining: Int
     ) {
         let id = decoded.pointee.record.id
-        let source = decoded.pointee.source ?? RecordSource(id)
         switch decoded.pointee.job {
         case .failure(let rejection):
-            results.reject(decoded.pointee.record, source: source, rejection: rejection)
+            results.reject(decoded.pointee.record, source: decoded.pointee.source ?? RecordSource(id), rejection: rejection)
         case .success(let job):
+            // With several apps a job keeps its record's bytes, to be parked if its app is held
+            // in a revoke, and its first source when it was read back from the deferred topic.
+            let copy =
+                appLoads.isEmpty
+                ? nil : ParkingCopy(bytes: decoded.pointee.original ?? decoded.pointee.record.value, firstSource: decoded.pointee.source)
             start(
                 job,
                 id: id,
-                source: source,
+                source: decoded.pointee.source ?? RecordSource(id),
                 received: received,
                 lane: lane,
                 producedAt: decoded.pointee.record.timestampMilliseconds,
-                original: appLoads.isEmpty ? nil : decoded.pointee.original ?? decoded.pointee.record.value,
+                parkingCopy: copy,
                 resumed: decoded.pointee.resumed,
                 pending: &pending,
                 groups: &groups,
@@ -233,11 +233,11 @@ final class JobPipeline: Sendable {
 
     // MARK: Jobs
 
-    /// Starts a decoded job: an expired or `cancelled` one ends at once, a dry run ends where it
-    /// would be sent, a broadcast is sent, and a
-    /// device-token job's batch joins `pending` (a single-token job's through its app's group in
-    /// `groups`). `runRemaining`: the run's records from this one on, or 0 when the run makes no
-    /// groups.
+    /// Starts a decoded job as `JobStart.decide` says: ended at once unsent (expired, cancelled,
+    /// a plain rehearsal), a member of its app's group (its request batch made with the group's in
+    /// `seal`), a personalised job (rendered first), a broadcast, or a batch of its own; requests
+    /// join `pending`. `runRemaining`: the run's records from this one on, or 0 when the run makes
+    /// no groups.
     private func start(
         _ job: Job,
         id: RecordID,
@@ -245,59 +245,41 @@ final class JobPipeline: Sendable {
         received: MonotonicInstant,
         lane: SendLane,
         producedAt: Int64?,
-        original: [UInt8]?,
+        parkingCopy: ParkingCopy?,
         resumed: ResumedJob?,
         pending: inout PendingSubmissions,
         groups: inout JobGroupDrafts,
         cancelled: Bool,
         runRemaining: Int
     ) {
-        // The device tokens, or a broadcast's one channel: one request and one delivery each (in
-        // the gate already: `handle` adds the run's).
-        let count = job.recipientCount
         let options = sendOptions(for: job, lane: lane, group: id.generation)
-        let expired = options.deadline.map { $0 <= .now } ?? false
-        // Ends at once, unsent: past its deadline, or cancelled (then it needs no request). A dry
-        // run's tokens end at the hand-over to APNs (below), each with its own record: a
-        // single-token one is a job of its own, like an expired one.
-        let unsent = expired || cancelled
-        let dryRun = job.dryRun
-        if job.channelID == nil, !unsent, !dryRun, count == 1, runRemaining > 0, resumed == nil, !job.isPersonalised {
-            // A single-token job joins its app's group: no progress object of its own, and its
-            // request batch is made with the group's (`seal`).
-            let member = JobGroupMember(id: id, job: job, producedAt: producedAt)
+        let context = JobStart.Context(
+            expired: options.deadline.map { $0 <= .now } ?? false,
+            cancelled: cancelled,
+            runMakesGroups: runRemaining > 0,
+            resumed: resumed != nil
+        )
+        let decision = JobStart.decide(job, context)
+        if decision == .joinsGroup {
+            // No progress object of its own; its request batch is made with the group's (`seal`).
+            let member = JobGroupMember(id: id, job: job, producedAt: producedAt, parkingCopy: parkingCopy)
             if let full = groups.add(consume member, app: job.app, options: options, expected: runRemaining) {
                 seal(full, lane: lane, received: received, pending: &pending)
             }
             return
         }
         // Device tokens go as one batch for the job (the tokens' bytes, a block of ids), no
-        // notification value per token; made before the progress, which keeps its ids.
-        // A personalised job's requests are made once its payloads are rendered (`startPersonalised`):
-        // its ids are reserved here, one per token.
-        let personalisation = job.channelID == nil && !unsent ? job.personalisation : nil
-        let personalIDs = personalisation == nil ? nil : ids.reserve(count)
-        let batch = job.channelID == nil && !unsent && personalIDs == nil ? job.notificationBatch(ids: ids) : nil
-        // Every delivery record of the job has the job id as its key (written from `job.id`, no
-        // copy kept), and the same job id, app and source in its value: made once for all of them
-        // (a group's member makes its one record's template when it writes it).
-        let template = DeliveryRecordTemplate(
-            jobID: job.id,
-            app: job.app,
-            source: source,
-            broadcast: job.channelID != nil,
-            meta: job.meta,
-            campaign: job.campaign,
-            records: count
-        )
-        // A group looks its app's and lane's metrics up once for all its members (`seal`); a job
-        // of its own, here.
-        let shared = JobRecordsContext(
-            template: template,
-            appMetrics: self.appMetrics[job.app] ?? metrics.app(job.app),
-            load: appLoads.isEmpty ? nil : appLoads[job.app],
-            received: received
-        )
+        // notification value per token; made before the progress, which keeps its ids. A
+        // personalised job's ids are reserved here, one per token, and its requests made once its
+        // payloads are rendered (`startPersonalised`).
+        let count = job.recipientCount
+        var batch: APNSNotificationBatch?
+        var personalIDs: APNSIDBlock?
+        switch decision {
+        case .ownBatch: batch = job.notificationBatch(ids: ids)
+        case .personalised: personalIDs = ids.reserve(count)
+        case .unsent, .broadcast, .joinsGroup: break
+        }
         let progress = JobProgress(
             id: id,
             job: job,
@@ -305,19 +287,17 @@ final class JobPipeline: Sendable {
             lane: lane,
             laneMetrics: metrics.lane(lane),
             producedAt: producedAt,
-            shared: shared,
+            shared: recordsContext(of: job, source: source, received: received),
             requestIDs: batch?.ids ?? personalIDs,
-            original: original,
+            original: parkingCopy?.bytes,
             resumedFrom: resumed,
             results: results
         )
-        if unsent {
-            // Past its deadline already, or its campaign or id cancelled: every token ends so,
-            // never sent.
-            results.unsent(progress, indices: 0..<count, reason: expired ? .expired : .cancelled)
-            return
-        }
-        if let personalisation, let personalIDs {
+        switch decision {
+        case .unsent(let reason):
+            results.unsent(progress, indices: 0..<count, reason: reason)
+        case .personalised(let dryRun):
+            guard let personalisation = job.personalisation, let personalIDs else { preconditionFailure("a personalised job") }
             startPersonalised(
                 job,
                 personalisation,
@@ -327,26 +307,39 @@ final class JobPipeline: Sendable {
                 dryRun: dryRun,
                 pending: &pending
             )
-            return
-        }
-        if dryRun {
-            // A rehearsal ends where its notifications would go to APNs (a personalised one's,
-            // once rendered: above).
-            results.unsent(progress, indices: 0..<count, reason: .dryRun)
-            return
-        }
-        guard let batch else {
-            // A broadcast: one notification.
+        case .broadcast:
             let sent = job.broadcastNotifications(bundleID: decoder.bundleIDs[job.app] ?? "", ids: ids)
             client(of: job.app).send(
                 sent,
                 options: options,
                 observer: BroadcastObserver(progress: progress, apnsIDs: sent.map(\.apnsID), results: results)
             )
-            return
+        case .ownBatch:
+            // The progress hears each token's outcome (`tokenEnded`): no closure per job.
+            pending.add(APNSBatchSubmission(batch: batch!, options: options, observer: progress), app: job.app)
+        case .joinsGroup:
+            preconditionFailure("a group's member has no progress of its own")
         }
-        // The progress hears each token's outcome (`tokenEnded`): no closure per job.
-        pending.add(APNSBatchSubmission(batch: batch, options: options, observer: progress), app: job.app)
+    }
+
+    /// What every record of a job of its own shares: its delivery records' template (the job id
+    /// as their key, no copy kept; the same job id, app and source in each value), its app's
+    /// metrics and part of the window (a group looks them up once for all its members: `seal`).
+    private func recordsContext(of job: Job, source: RecordSource, received: MonotonicInstant) -> JobRecordsContext {
+        JobRecordsContext(
+            template: DeliveryRecordTemplate(
+                jobID: job.id,
+                app: job.app,
+                source: source,
+                broadcast: job.channelID != nil,
+                meta: job.meta,
+                campaign: job.campaign,
+                records: job.recipientCount
+            ),
+            appMetrics: self.appMetrics[job.app] ?? metrics.app(job.app),
+            load: appLoads.isEmpty ? nil : appLoads[job.app],
+            received: received
+        )
     }
 
     /// A personalised job's start: every token's payload rendered once; the tokens that cannot be

@@ -18,7 +18,8 @@ final class JobRelease: Sendable {
     /// Records completed together (a group's), each with its weight: one call, one consumer lock.
     private let recordsCompleted: @Sendable (_ records: [(id: RecordID, weight: Int)]) -> Void
     let gate: InflightGate
-    /// With several apps: where a held app's withdrawn jobs go instead of being given up.
+    /// With several apps: where a held app's withdrawn jobs (and group members) go instead of
+    /// being given up.
     let parker: JobParker?
     private let metrics: WorkerMetrics
     private let wallClockMilliseconds: @Sendable () -> Int64
@@ -92,11 +93,10 @@ final class JobRelease: Sendable {
             )
         }
         if parked == nil { recordEnded(progress.id, progress.weight, done, done ? nil : progress.resumable) }
-        progress.shared.load?.inflight.subtract(progress.weight)
-        // Its notifications leave the count when the job does: the consumer counts a completed
-        // job's weight as uncommitted from here until the commit. A parked job stays among the
-        // jobs until its copy is in Kafka (`recordReplaced`).
-        gate.jobEnded(notifications: progress.weight, lane: progress.lane, jobs: parked == nil ? 1 : 0)
+        // Its notifications leave the count when the job does (its app's part with them): the
+        // consumer counts a completed job's weight as uncommitted from here until the commit. A
+        // parked job stays among the jobs until its copy is in Kafka (`recordReplaced`).
+        gate.jobEnded(notifications: progress.weight, lane: progress.lane, jobs: parked == nil ? 1 : 0, app: progress.shared.load)
         if let (parker, value) = parked {
             let id = progress.id
             parker.park(progress.job, value: value, source: progress.source, lane: progress.lane) { [self] in
@@ -107,9 +107,19 @@ final class JobRelease: Sendable {
 
     /// A group's member was abandoned: its record is given up now (its partition's next owner does
     /// it), and its notification leaves the in-flight count.
-    func memberAbandoned(_ id: RecordID, lane: SendLane) {
+    func memberAbandoned(_ id: RecordID, lane: SendLane, app: AppLoad?) {
         recordEnded(id, 1, false, nil)
-        gate.jobEnded(notifications: 1, lane: lane)
+        gate.jobEnded(notifications: 1, lane: lane, app: app)
+    }
+
+    /// A held app's group member was withdrawn in a revoke: it is parked as it was read (`copy`),
+    /// its notification leaves the window now, and its record is completed once the copy is in
+    /// Kafka (`recordReplaced`), as `jobEnded` does for a job of its own.
+    func memberParked(_ member: JobGroupMember, copy: ParkingCopy, lane: SendLane, app: AppLoad?) {
+        guard let parker else { preconditionFailure("a worker with one app parks nothing") }
+        gate.jobEnded(notifications: 1, lane: lane, jobs: 0, app: app)
+        let id = member.id
+        parker.park(member.job, value: copy.bytes, source: member.source, lane: lane) { [self] in recordReplaced(id) }
     }
 
     /// Kafka has every record of the group's members that were not abandoned: their records are
@@ -133,6 +143,6 @@ final class JobRelease: Sendable {
         metrics.laneJobCompleted(group.laneMetrics, notifications: completed.count, resultAgeMilliseconds: nil)
         // Uncommitted all along: the consumer counts the weights from here until the commit.
         recordsCompleted(completed)
-        gate.jobEnded(notifications: completed.count, lane: group.lane, jobs: completed.count)
+        gate.jobEnded(notifications: completed.count, lane: group.lane, jobs: completed.count, app: group.load)
     }
 }

@@ -11,7 +11,7 @@ extension JobResults {
         if Self.isAbandoned(outcome) {
             // As for any job's token (`finish`): nothing is published, and the job is never
             // completed, so its partition's next owner (in the consumer group) sends it again.
-            group.memberAbandoned(index)
+            group.memberAbandoned(index, withdrawn: outcome.noResponse == .withdrawn)
             return
         }
         // Read in place, through a pointer: passed as a value (even borrowed), the whole member
