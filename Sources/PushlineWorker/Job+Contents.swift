@@ -17,11 +17,10 @@ extension Job {
         var derivedCollapseID: String?
         var payload: [UInt8]
         var deadlineMilliseconds: Int64?
-        var meta: [UInt8]?
+        /// What every record of the job repeats of it (`campaign`, `meta`).
+        var echo: JobEcho
         /// A rehearsal: validated and rendered, nothing sent (`dry_run`, or `worker.dry_run`).
         var dryRun = false
-        /// The sender's `campaign` (1...128 bytes), which a cancel may name; nil when none.
-        var campaign: String?
         /// A personalised job's template and variables (`Personalisation`); nil for a plain job.
         var personalisation: Personalisation? = nil
     }

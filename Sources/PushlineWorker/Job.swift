@@ -98,8 +98,14 @@ public struct Job: Sendable, Hashable {
     /// The sender's own `meta` object, its bytes exactly as they appeared in the record; copied
     /// into every result record of the job. Nil when the job has none.
     public var meta: [UInt8]? {
-        get { box.contents.meta }
-        set { update { $0.meta = newValue } }
+        get { box.contents.echo.meta }
+        set { update { $0.echo.meta = newValue } }
+    }
+
+    /// What every record of the job repeats of it after its own fields (`campaign`, `meta`).
+    public var echo: JobEcho {
+        get { box.contents.echo }
+        set { update { $0.echo = newValue } }
     }
 
     /// A rehearsal (`dry_run`, or every job of a worker with `worker.dry_run`): the job is
@@ -113,8 +119,8 @@ public struct Job: Sendable, Hashable {
     /// The sender's `campaign` (1...128 bytes): echoed in every record of the job, and what a
     /// cancel of the campaign names (`Cancellations`). Nil when the job has none.
     public var campaign: String? {
-        get { box.contents.campaign }
-        set { update { $0.campaign = newValue } }
+        get { box.contents.echo.campaign }
+        set { update { $0.echo.campaign = newValue } }
     }
 
     /// A personalised job's template and its tokens' variables; nil for a plain job (its payload
@@ -183,8 +189,7 @@ public struct Job: Sendable, Hashable {
             payload: payload,
             deadlineMilliseconds: deadlineMilliseconds,
             channelID: channelID,
-            meta: meta,
-            campaign: campaign,
+            echo: JobEcho(campaign: campaign, meta: meta),
             collapseDuplicates: collapseDuplicates
         )
     }
@@ -207,6 +212,40 @@ public struct Job: Sendable, Hashable {
         campaign: String? = nil,
         collapseDuplicates: Bool = false
     ) {
+        self.init(
+            id: id,
+            deviceTokens: deviceTokens,
+            app: app,
+            topic: topic,
+            pushType: pushType,
+            priority: priority,
+            expiration: expiration,
+            collapseID: collapseID,
+            payload: payload,
+            deadlineMilliseconds: deadlineMilliseconds,
+            channelID: channelID,
+            echo: JobEcho(campaign: campaign, meta: meta),
+            collapseDuplicates: collapseDuplicates
+        )
+    }
+
+    /// `collapseDuplicates`: the job's requests carry a collapse id derived from `id` when it
+    /// has none of its own and is not a broadcast (`requestCollapseID`, `DerivedCollapseID`).
+    public init(
+        id: String,
+        deviceTokens: APNSDeviceTokens,
+        app: String,
+        topic: String,
+        pushType: APNSPushType,
+        priority: APNSPriority,
+        expiration: Int64? = nil,
+        collapseID: String? = nil,
+        payload: [UInt8],
+        deadlineMilliseconds: Int64? = nil,
+        channelID: String? = nil,
+        echo: JobEcho,
+        collapseDuplicates: Bool = false
+    ) {
         box = Box(
             Contents(
                 id: id,
@@ -222,8 +261,7 @@ public struct Job: Sendable, Hashable {
                     ? DerivedCollapseID.of(jobID: id) : nil,
                 payload: payload,
                 deadlineMilliseconds: deadlineMilliseconds,
-                meta: meta,
-                campaign: campaign
+                echo: echo
             )
         )
     }

@@ -104,37 +104,38 @@ public struct JobDecoder: Sendable {
         guard (1...128).contains(id.utf8.count) else {
             throw JobRejection(.invalidField, "id: length \(id.utf8.count), must be 1..128")
         }
-        let meta: [UInt8]?
+        let echo: JobEcho
         do {
-            meta = try Self.decodeMeta(bytes, fields)
+            echo = try Self.decodeEcho(bytes, fields, string: string)
         } catch var rejection as JobRejection {
             rejection.jobID = id
             throw rejection
         }
-        let campaign: String?
         do {
-            campaign = try Self.decodeCampaign(string)
+            return try decodeRest(id: id, echo: echo, bytes: bytes, fields: fields, string: string, integer: integer)
         } catch var rejection as JobRejection {
             rejection.jobID = id
-            rejection.meta = meta
+            rejection.echo = echo
             throw rejection
         }
+    }
+
+    /// What every record of the job echoes (`JobEcho`), field by field; a field that does not
+    /// decode is rejected with the fields read before it, which its `rejected` record echoes.
+    static func decodeEcho(
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        _ fields: JobFields,
+        string: (JobFields.Slot) throws -> String?
+    ) throws -> JobEcho {
+        var echo = JobEcho()
         do {
-            return try decodeRest(
-                id: id,
-                meta: meta,
-                campaign: campaign,
-                bytes: bytes,
-                fields: fields,
-                string: string,
-                integer: integer
-            )
+            echo.meta = try decodeMeta(bytes, fields)
+            echo.campaign = try decodeCampaign(string)
         } catch var rejection as JobRejection {
-            rejection.jobID = id
-            rejection.meta = meta
-            rejection.campaign = campaign
+            rejection.echo = echo
             throw rejection
         }
+        return echo
     }
 
     /// The sender's `meta`: a JSON object of at most `maxMetaBytes` bytes as written, copied byte
@@ -159,8 +160,7 @@ public struct JobDecoder: Sendable {
 
     private func decodeRest(
         id: String,
-        meta: [UInt8]?,
-        campaign: String?,
+        echo: JobEcho,
         bytes: UnsafeBufferPointer<UInt8>,
         fields: JobFields,
         string: (JobFields.Slot) throws -> String?,
@@ -284,8 +284,7 @@ public struct JobDecoder: Sendable {
             payload: payload,
             deadlineMilliseconds: deadline,
             channelID: channelID,
-            meta: meta,
-            campaign: campaign,
+            echo: echo,
             collapseDuplicates: collapseDuplicates
         )
         // Set only on a dry run: a normal job pays this branch and nothing else.

@@ -18,19 +18,16 @@ public struct JobRejection: Error, Sendable, Hashable, CustomStringConvertible {
     public var detail: String
     /// The job id, when it could be read before the problem was found.
     public var jobID: String?
-    /// The job's `meta` bytes, when the id and a valid `meta` could be read before the problem
-    /// was found: the `rejected` record carries them like every other record of the job.
-    public var meta: [UInt8]?
-    /// The job's `campaign`, when the id and a valid `campaign` could be read before the problem
-    /// was found: the `rejected` record carries it like every other record of the job.
-    public var campaign: String?
+    /// What the job's records echo (`campaign`, `meta`), as far as the id and valid fields of
+    /// it could be read before the problem was found: the `rejected` record carries it like every
+    /// other record of the job (`JobDecoder.decodeEcho`).
+    public var echo: JobEcho
 
-    public init(_ code: Code, _ detail: String, jobID: String? = nil, meta: [UInt8]? = nil, campaign: String? = nil) {
+    public init(_ code: Code, _ detail: String, jobID: String? = nil, echo: JobEcho = .none) {
         self.code = code
         self.detail = detail
         self.jobID = jobID
-        self.meta = meta
-        self.campaign = campaign
+        self.echo = echo
     }
 
     public var description: String { "\(code.rawValue): \(detail)" }

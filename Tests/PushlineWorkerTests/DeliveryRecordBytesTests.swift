@@ -17,7 +17,7 @@ import Testing
             jobID: "job-1",
             app: "default",
             source: Self.source,
-            meta: Array(#"{"c":1}"#.utf8),
+            echo: JobEcho(meta: Array(#"{"c":1}"#.utf8)),
             records: records
         )
         for index in 0..<Self.tokens.count {

@@ -43,8 +43,8 @@ import Testing
         }
         #expect(rejection.description == error)
         #expect(rejection.jobID == "j")
-        #expect(rejection.meta == Array(#"{"c":1}"#.utf8))
-        #expect(rejection.campaign == nil)
+        #expect(rejection.echo.meta == Array(#"{"c":1}"#.utf8))
+        #expect(rejection.echo.campaign == nil)
     }
 
     @Test func aCampaignTwiceIsADuplicate() {
@@ -65,14 +65,13 @@ import Testing
             Issue.record("an unknown app was accepted")
             return
         }
-        #expect(rejection.campaign == "spring")
+        #expect(rejection.echo.campaign == "spring")
         let record = ResultRecord.rejected(
             .init(
                 jobID: rejection.jobID,
                 error: rejection.description,
                 source: Self.source,
-                meta: rejection.meta,
-                campaign: rejection.campaign
+                echo: rejection.echo
             )
         )
         #expect(
@@ -92,8 +91,7 @@ import Testing
                 jobID: "j",
                 app: "default",
                 source: Self.source,
-                meta: meta,
-                campaign: campaign,
+                echo: JobEcho(campaign: campaign, meta: meta),
                 records: records
             )
             var job = Job(id: "j", tokens: [Self.token], app: "default", topic: "t", pushType: .alert, priority: .immediate, payload: [])
@@ -137,8 +135,7 @@ import Testing
                         attempts: 1,
                         latencyMilliseconds: 1,
                         source: Self.source,
-                        meta: meta,
-                        campaign: campaign
+                        echo: JobEcho(campaign: campaign, meta: meta)
                     )
                 ).encoded(),
                 ResultRecord.tokenInvalidated(
@@ -150,14 +147,20 @@ import Testing
                         invalidSince: nil,
                         jobID: "j",
                         environment: "custom",
-                        meta: meta,
-                        campaign: campaign
+                        echo: JobEcho(campaign: campaign, meta: meta)
                     )
                 ).encoded(),
                 ResultRecord.channelGone(
-                    .init(channelID: "AAAA", app: "default", reason: "ChannelNotRegistered", jobID: "j", meta: meta, campaign: campaign)
+                    .init(
+                        channelID: "AAAA",
+                        app: "default",
+                        reason: "ChannelNotRegistered",
+                        jobID: "j",
+                        echo: JobEcho(campaign: campaign, meta: meta)
+                    )
                 ).encoded(),
-                ResultRecord.rejected(.init(jobID: "j", error: "x", source: Self.source, meta: meta, campaign: campaign)).encoded(),
+                ResultRecord.rejected(.init(jobID: "j", error: "x", source: Self.source, echo: JobEcho(campaign: campaign, meta: meta)))
+                    .encoded(),
                 ResultRecord.jobDone(tally.record(for: job, source: Self.source)).encoded(),
                 single.bytes,
             ]
@@ -172,7 +175,7 @@ import Testing
     /// campaigns existed (written here without the new parameter at all).
     @Test(arguments: [1, 3]) func aJobWithoutACampaignWritesTheSameBytes(records: Int) {
         let old = DeliveryRecordTemplate(jobID: "j", app: "default", source: Self.source, records: records)
-        let new = DeliveryRecordTemplate(jobID: "j", app: "default", source: Self.source, campaign: nil, records: records)
+        let new = DeliveryRecordTemplate(jobID: "j", app: "default", source: Self.source, echo: JobEcho(campaign: nil), records: records)
         func encode(_ template: DeliveryRecordTemplate) -> String {
             String(
                 decoding: template.encode(

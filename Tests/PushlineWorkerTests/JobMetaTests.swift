@@ -41,7 +41,7 @@ import Testing
         }
         #expect(rejection.description == "invalid_field: meta: 1025 bytes, at most 1024")
         #expect(rejection.jobID == "j")
-        #expect(rejection.meta == nil)
+        #expect(rejection.echo.meta == nil)
     }
 
     @Test(arguments: [
@@ -71,9 +71,9 @@ import Testing
             return
         }
         #expect(rejection.code == .unknownApp)
-        #expect(rejection.meta == Array(#"{"c":1}"#.utf8))
+        #expect(rejection.echo.meta == Array(#"{"c":1}"#.utf8))
         let record = ResultRecord.rejected(
-            .init(jobID: rejection.jobID, error: rejection.description, source: Self.source, meta: rejection.meta)
+            .init(jobID: rejection.jobID, error: rejection.description, source: Self.source, echo: rejection.echo)
         )
         #expect(
             String(decoding: record.encoded(), as: UTF8.self)
@@ -84,7 +84,7 @@ import Testing
     @Test(arguments: [1, 3]) func everyRecordTypeEndsWithTheMetaBytes(records: Int) throws {
         let meta = Array(#"{"campaign":"c\/42","variant":"B"}"#.utf8)
         let suffix = Array(#","meta":{"campaign":"c\/42","variant":"B"}}"#.utf8)
-        let template = DeliveryRecordTemplate(jobID: "j", app: "default", source: Self.source, meta: meta, records: records)
+        let template = DeliveryRecordTemplate(jobID: "j", app: "default", source: Self.source, echo: JobEcho(meta: meta), records: records)
         let delivery = template.encode(
             token: Self.token,
             status: 200,
@@ -108,7 +108,7 @@ import Testing
                     attempts: 1,
                     latencyMilliseconds: 1,
                     source: Self.source,
-                    meta: meta
+                    echo: JobEcho(meta: meta)
                 )
             ).encoded(),
             ResultRecord.tokenInvalidated(
@@ -120,12 +120,14 @@ import Testing
                     invalidSince: nil,
                     jobID: "j",
                     environment: "custom",
-                    meta: meta
+                    echo: JobEcho(meta: meta)
                 )
             ).encoded(),
-            ResultRecord.channelGone(.init(channelID: "AAAA", app: "default", reason: "ChannelNotRegistered", jobID: "j", meta: meta))
-                .encoded(),
-            ResultRecord.rejected(.init(jobID: "j", error: "x", source: Self.source, meta: meta)).encoded(),
+            ResultRecord.channelGone(
+                .init(channelID: "AAAA", app: "default", reason: "ChannelNotRegistered", jobID: "j", echo: JobEcho(meta: meta))
+            )
+            .encoded(),
+            ResultRecord.rejected(.init(jobID: "j", error: "x", source: Self.source, echo: JobEcho(meta: meta))).encoded(),
         ]
         for bytes in encoded {
             #expect(Array(bytes.suffix(suffix.count)) == suffix, "\(String(decoding: bytes, as: UTF8.self))")

@@ -108,9 +108,9 @@ import Testing
             )
             #expect(Self.kinds(records) == (mode == .full ? row.full : row.compact), "\(mode)")
             // Every record the outcome gives carries the job's meta.
-            #expect(records.delivery.map { $0.meta == Self.meta } ?? true)
-            #expect(records.invalidation.map { $0.meta == Self.meta } ?? true)
-            #expect(records.channelGone.map { $0.meta == Self.meta } ?? true)
+            #expect(records.delivery.map { $0.echo.meta == Self.meta } ?? true)
+            #expect(records.invalidation.map { $0.echo.meta == Self.meta } ?? true)
+            #expect(records.channelGone.map { $0.echo.meta == Self.meta } ?? true)
         }
     }
 
@@ -146,7 +146,7 @@ import Testing
                         app: job.app,
                         source: Self.source,
                         broadcast: row.broadcast,
-                        meta: job.meta,
+                        echo: JobEcho(meta: job.meta),
                         records: records
                     )
                     let direct = template.encode(job: job, index: 0, apnsID: apnsID, outcome: row.outcome)
@@ -184,7 +184,7 @@ import Testing
                     attempts: 1,
                     latencyMilliseconds: 3,
                     source: Self.source,
-                    meta: Self.meta
+                    echo: JobEcho(meta: Self.meta)
                 )
         )
         #expect(
@@ -197,7 +197,7 @@ import Testing
                     invalidSince: 1_790_000_000_000,
                     jobID: "j1",
                     environment: "production",
-                    meta: Self.meta
+                    echo: JobEcho(meta: Self.meta)
                 )
         )
     }
@@ -215,7 +215,7 @@ import Testing
         let delivery = try #require(records.delivery)
         #expect(delivery.apnsID == "sent-id")
         #expect(delivery.status == 0 && delivery.reason == "connection")
-        #expect(delivery.meta == nil)
+        #expect(delivery.echo.meta == nil)
     }
 
     @Test func expiredTokenAloneInvalidatesOnlyExpiredToken() {

@@ -406,7 +406,7 @@ import Testing
         // record type.
         let meta = Array(#"{"campaign":"c\/42","user":7,"n":1.50,"nested":{"a":[1,"é"]}}"#.utf8)
         for records in [1, 3] {
-            let withMeta = DeliveryRecordTemplate(jobID: "m-1", app: "default", source: source, meta: meta, records: records)
+            let withMeta = DeliveryRecordTemplate(jobID: "m-1", app: "default", source: source, echo: JobEcho(meta: meta), records: records)
             deliveries.append(
                 withMeta.encode(
                     token: token,
@@ -433,7 +433,7 @@ import Testing
                     latencyMilliseconds: 2,
                     heldMilliseconds: 1,
                     source: source,
-                    meta: meta
+                    echo: JobEcho(meta: meta)
                 )
             ).encoded()
         )
@@ -443,8 +443,7 @@ import Testing
                 jobID: "cp-1",
                 app: "default",
                 source: source,
-                meta: withMeta ? meta : nil,
-                campaign: "spring \"sale\" é",
+                echo: JobEcho(campaign: "spring \"sale\" é", meta: withMeta ? meta : nil),
                 records: records
             )
             for (status, reason) in [(0, "cancelled"), (200, nil)] as [(Int, String?)] {
@@ -472,8 +471,7 @@ import Testing
                         invalidSince: 1,
                         jobID: "cp-1",
                         environment: "custom",
-                        meta: meta,
-                        campaign: "spring"
+                        echo: JobEcho(campaign: "spring", meta: meta)
                     )
                 ).encoded()
             ] + [
@@ -486,16 +484,24 @@ import Testing
                         invalidSince: 1,
                         jobID: "m-1",
                         environment: "custom",
-                        meta: meta
+                        echo: JobEcho(meta: meta)
                     )
                 ).encoded()
             ]
         let gone =
             goneWithoutMeta + [
-                ResultRecord.channelGone(.init(channelID: "AAAA", app: "default", reason: "ChannelNotRegistered", jobID: "m-1", meta: meta))
-                    .encoded(),
                 ResultRecord.channelGone(
-                    .init(channelID: "AAAA", app: "default", reason: "ChannelNotRegistered", jobID: "cp-1", campaign: "spring")
+                    .init(channelID: "AAAA", app: "default", reason: "ChannelNotRegistered", jobID: "m-1", echo: JobEcho(meta: meta))
+                )
+                .encoded(),
+                ResultRecord.channelGone(
+                    .init(
+                        channelID: "AAAA",
+                        app: "default",
+                        reason: "ChannelNotRegistered",
+                        jobID: "cp-1",
+                        echo: JobEcho(campaign: "spring")
+                    )
                 ).encoded(),
             ]
 
@@ -567,8 +573,7 @@ import Testing
                             jobID: rejection.jobID,
                             error: rejection.description,
                             source: source,
-                            meta: rejection.meta,
-                            campaign: rejection.campaign
+                            echo: rejection.echo
                         )
                     ).encoded()
                 )

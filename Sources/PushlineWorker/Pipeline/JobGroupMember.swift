@@ -33,6 +33,6 @@ struct JobGroupMember: Sendable {
     /// Its delivery record's shared part, for its one record (the key is the job id: `job.id`);
     /// `source` is the member's, made once by the caller for this record and its `job_done`.
     func deliveryTemplate(source: RecordSource) -> DeliveryRecordTemplate {
-        DeliveryRecordTemplate(jobID: job.id, app: job.app, source: source, meta: job.meta, campaign: job.campaign, records: 1)
+        DeliveryRecordTemplate(jobID: job.id, app: job.app, source: source, echo: job.echo, records: 1)
     }
 }

@@ -332,8 +332,7 @@ final class JobPipeline: Sendable {
                 app: job.app,
                 source: source,
                 broadcast: job.channelID != nil,
-                meta: job.meta,
-                campaign: job.campaign,
+                echo: job.echo,
                 records: job.recipientCount
             ),
             appMetrics: self.appMetrics[job.app] ?? metrics.app(job.app),

@@ -65,7 +65,7 @@ final class JobResults: Sendable {
         )
         let error = rejection.description
         let result = ResultRecord.rejected(
-            .init(jobID: rejection.jobID, error: error, source: source, meta: rejection.meta, campaign: rejection.campaign)
+            .init(jobID: rejection.jobID, error: error, source: source, echo: rejection.echo)
         )
         let id = record.id
         let countdown = Countdown(2) { [release] in release.recordReplaced(id) }

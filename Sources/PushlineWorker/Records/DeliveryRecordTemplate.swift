@@ -5,14 +5,13 @@ import PushlineAPNSCore
 /// each token then costs only its own fields; with one (a single-token job), the template keeps
 /// the fields and writes everything in one pass, one allocation in all.
 /// `ResultRecord.encoded()` goes through here too, so there is one encoding of a delivery.
-/// A broadcast job's template writes `channel_id` where a token's writes `token`, and a job with
-/// `meta` ends each record with it (a job with `campaign` writes it just before), as one of the
-/// shared fields.
+/// A broadcast job's template writes `channel_id` where a token's writes `token`, and each record
+/// ends with what it echoes of its job (`JobEcho`), as one of the shared fields.
 struct DeliveryRecordTemplate: Sendable {
     /// The fixed parts, one after another in one array (one allocation per job):
     /// `{"type":"delivery","job_id":"…","token":` (or `"channel_id":`) up to `appStart`,
-    /// `,"app":"…","status":` up to `tailStart`, and `,"source":{…}}` (or
-    /// `,"source":{…},"meta":{…}}`) to the end.
+    /// `,"app":"…","status":` up to `tailStart`, and `,"source":{…}}` (with the job's echo before
+    /// the `}`) to the end.
     private struct Parts: Sendable {
         var bytes: [UInt8]
         var appStart: Int
@@ -26,48 +25,43 @@ struct DeliveryRecordTemplate: Sendable {
     private let app: String
     private let source: RecordSource
     private let broadcast: Bool
-    private let meta: [UInt8]?
-    private let campaign: String?
+    private let echo: JobEcho
     /// The shared fields encoded once, for a template of several records; nil for one.
     private let parts: Parts?
 
     /// - Parameter records: how many records the template will write; one writes them directly.
-    /// - Parameter meta: the job's `meta` bytes, written as they are.
-    /// - Parameter campaign: the job's `campaign`, written before `meta`.
+    /// - Parameter echo: what each record echoes of the job, written last.
     init(
         jobID: String,
         app: String,
         source: RecordSource,
         broadcast: Bool = false,
-        meta: [UInt8]? = nil,
-        campaign: String? = nil,
+        echo: JobEcho = .none,
         records: Int = 2
     ) {
         guard records > 1 else {
-            (self.jobID, self.app, self.source, self.broadcast, self.meta) = (jobID, app, source, broadcast, meta)
-            self.campaign = campaign
+            (self.jobID, self.app, self.source, self.broadcast, self.echo) = (jobID, app, source, broadcast, echo)
             parts = nil
             return
         }
         // Encoded once: the fields themselves are not kept.
-        (self.jobID, self.app, self.source, self.broadcast, self.meta, self.campaign) = ("", "", source, broadcast, nil, nil)
+        (self.jobID, self.app, self.source, self.broadcast, self.echo) = ("", "", source, broadcast, .none)
         var appStart = 0
         var tailStart = 0
-        let estimate = Self.sharedEstimate(jobID: jobID, app: app, source: source, meta: meta, campaign: campaign)
+        let estimate = Self.sharedEstimate(jobID: jobID, app: app, source: source, echo: echo)
         let parts = JSONWriter.encode(estimate: estimate) { json in
             Self.writeHead(jobID: jobID, broadcast: broadcast, into: &json)
             appStart = json.count
             Self.writeMiddle(app: app, into: &json)
             tailStart = json.count
-            Self.writeTail(source, meta: meta, campaign: campaign, into: &json)
+            Self.writeTail(source, echo: echo, into: &json)
         }
         self.parts = Parts(bytes: parts, appStart: appStart, tailStart: tailStart)
     }
 
     /// Room for the fixed parts: the keys, the source's numbers, and the strings unescaped.
-    private static func sharedEstimate(jobID: String, app: String, source: RecordSource, meta: [UInt8]?, campaign: String?) -> Int {
-        128 + jobID.utf8.count + app.utf8.count + source.topic.utf8.count + (meta.map { $0.count + 8 } ?? 0)
-            + (campaign.map { $0.utf8.count + 12 } ?? 0)
+    private static func sharedEstimate(jobID: String, app: String, source: RecordSource, echo: JobEcho) -> Int {
+        128 + jobID.utf8.count + app.utf8.count + source.topic.utf8.count + echo.estimate
     }
 
     /// `{"type":"delivery","job_id":"…","token":` (or `"channel_id":`).
@@ -88,13 +82,12 @@ struct DeliveryRecordTemplate: Sendable {
         json.key("status")
     }
 
-    /// `,"source":{…}}`, with `,"campaign":"…"` and `,"meta":{…}` before the `}` when the job
-    /// has them.
-    private static func writeTail(_ source: RecordSource, meta: [UInt8]?, campaign: String?, into json: inout JSONWriter) {
+    /// `,"source":{…}}`, with the job's echo (`JobEcho`) before the `}`.
+    private static func writeTail(_ source: RecordSource, echo: JobEcho, into json: inout JSONWriter) {
         json.raw(",")
         json.key("source")
         ResultRecord.write(source, into: &json)
-        ResultRecord.write(campaign: campaign, meta: meta, into: &json)
+        echo.write(into: &json)
         json.raw("}")
     }
 
@@ -201,7 +194,7 @@ struct DeliveryRecordTemplate: Sendable {
         apnsID: RecordAPNSID?,
         apnsUniqueID: String?
     ) -> Int {
-        let shared = parts?.bytes.count ?? Self.sharedEstimate(jobID: jobID, app: app, source: source, meta: meta, campaign: campaign)
+        let shared = parts?.bytes.count ?? Self.sharedEstimate(jobID: jobID, app: app, source: source, echo: echo)
         return shared + Self.length(of: recipient) + 2 * 18 + (reason?.utf8.count ?? 0) + (apnsID?.length ?? 0)
             + (apnsUniqueID?.utf8.count ?? 0) + 180
     }
@@ -268,7 +261,7 @@ struct DeliveryRecordTemplate: Sendable {
         if let parts {
             json.raw(parts.bytes[parts.tailStart...])
         } else {
-            Self.writeTail(source, meta: meta, campaign: campaign, into: &json)
+            Self.writeTail(source, echo: echo, into: &json)
         }
     }
 

@@ -48,8 +48,8 @@ extension ResultRecord {
         public var latencyP50Milliseconds: Double
         public var latencyMaxMilliseconds: Double
         public var source: RecordSource
-        public var meta: [UInt8]?
-        public var campaign: String?
+        /// What the record echoes of its job (`campaign`, `meta`).
+        public var echo: JobEcho
 
         public init(
             jobID: String,
@@ -63,8 +63,7 @@ extension ResultRecord {
             latencyP50Milliseconds: Double,
             latencyMaxMilliseconds: Double,
             source: RecordSource,
-            meta: [UInt8]? = nil,
-            campaign: String? = nil
+            echo: JobEcho = .none
         ) {
             self.jobID = jobID
             self.app = app
@@ -77,8 +76,7 @@ extension ResultRecord {
             self.latencyP50Milliseconds = latencyP50Milliseconds
             self.latencyMaxMilliseconds = latencyMaxMilliseconds
             self.source = source
-            self.meta = meta
-            self.campaign = campaign
+            self.echo = echo
         }
 
         /// The record as UTF-8 JSON, in the contract's order.
@@ -89,14 +87,14 @@ extension ResultRecord {
 
         /// Room for the keys, the numbers, and the strings unescaped.
         var estimate: Int {
-            Self.estimate(jobID: jobID, app: app, source: source, meta: meta) + (campaign?.utf8.count ?? 0)
+            Self.estimate(jobID: jobID, app: app, source: source, echo: echo)
                 + counts.reduce(0) { $0 + Self.estimate($1.reason) }
                 + { if case .channel(let id) = recipients { id.utf8.count } else { 0 } }()
         }
 
         /// Room for the keys, the numbers and the shared strings, without the counts.
-        private static func estimate(jobID: String, app: String, source: RecordSource, meta: [UInt8]?) -> Int {
-            320 + jobID.utf8.count + app.utf8.count + source.topic.utf8.count + (meta?.count ?? 0)
+        private static func estimate(jobID: String, app: String, source: RecordSource, echo: JobEcho) -> Int {
+            320 + jobID.utf8.count + app.utf8.count + source.topic.utf8.count + echo.estimate
         }
 
         /// Room for one member of `counts`.
@@ -116,8 +114,7 @@ extension ResultRecord {
                 latencyP50Milliseconds: latencyP50Milliseconds,
                 latencyMaxMilliseconds: latencyMaxMilliseconds,
                 source: source,
-                meta: meta,
-                campaign: campaign,
+                echo: echo,
                 into: &json
             ) { json in
                 for (index, count) in counts.enumerated() {
@@ -149,8 +146,7 @@ extension ResultRecord {
                 latencyP50Milliseconds: latency,
                 latencyMaxMilliseconds: latency,
                 source: source,
-                meta: job.meta,
-                campaign: job.campaign,
+                echo: job.echo,
                 into: &json
             ) { json in
                 write(Count(status: outcome.status, reason: outcome.reasonString, count: 1), into: &json)
@@ -159,8 +155,7 @@ extension ResultRecord {
 
         /// Room for a single-token job's `job_done` (`writeOne`).
         static func estimateOne(job: Job, outcome: APNSOutcome, source: RecordSource) -> Int {
-            estimate(jobID: job.id, app: job.app, source: source, meta: job.meta) + (job.campaign?.utf8.count ?? 0)
-                + estimate(outcome.reasonString)
+            estimate(jobID: job.id, app: job.app, source: source, echo: job.echo) + estimate(outcome.reasonString)
         }
 
         private static func write(_ count: Count, into json: inout JSONWriter) {
@@ -187,8 +182,7 @@ extension ResultRecord {
             latencyP50Milliseconds: Double,
             latencyMaxMilliseconds: Double,
             source: RecordSource,
-            meta: [UInt8]?,
-            campaign: String?,
+            echo: JobEcho,
             into json: inout JSONWriter,
             counts: (inout JSONWriter) -> Void
         ) {
@@ -223,7 +217,7 @@ extension ResultRecord {
             json.tenths(latencyMaxMilliseconds)
             json.raw("},\"source\":")
             ResultRecord.write(source, into: &json)
-            ResultRecord.write(campaign: campaign, meta: meta, into: &json)
+            echo.write(into: &json)
             json.raw("}")
         }
     }

@@ -74,10 +74,8 @@ public enum ResultRecord: Sendable, Hashable {
         /// it never did.
         public var heldMilliseconds: Double?
         public var source: RecordSource
-        /// The job's `meta` bytes, as the sender wrote them; nil when the job has none.
-        public var meta: [UInt8]?
-        /// The job's `campaign`; nil when the job has none.
-        public var campaign: String?
+        /// What the record echoes of its job (`campaign`, `meta`).
+        public var echo: JobEcho
 
         public init(
             jobID: String,
@@ -93,8 +91,7 @@ public enum ResultRecord: Sendable, Hashable {
             final: Bool = true,
             heldMilliseconds: Double? = nil,
             source: RecordSource,
-            meta: [UInt8]? = nil,
-            campaign: String? = nil
+            echo: JobEcho = .none
         ) {
             self.jobID = jobID
             self.recipient = recipient
@@ -109,8 +106,7 @@ public enum ResultRecord: Sendable, Hashable {
             self.final = final
             self.heldMilliseconds = heldMilliseconds
             self.source = source
-            self.meta = meta
-            self.campaign = campaign
+            self.echo = echo
         }
     }
 
@@ -126,8 +122,8 @@ public enum ResultRecord: Sendable, Hashable {
         /// endpoint). A token is valid in one environment only, so a hygiene service deletes it
         /// from that environment's list.
         public var environment: String
-        public var meta: [UInt8]?
-        public var campaign: String?
+        /// What the record echoes of its job (`campaign`, `meta`).
+        public var echo: JobEcho
 
         public init(
             token: String,
@@ -137,8 +133,7 @@ public enum ResultRecord: Sendable, Hashable {
             invalidSince: Int64?,
             jobID: String,
             environment: String,
-            meta: [UInt8]? = nil,
-            campaign: String? = nil
+            echo: JobEcho = .none
         ) {
             self.token = token
             self.app = app
@@ -147,8 +142,7 @@ public enum ResultRecord: Sendable, Hashable {
             self.invalidSince = invalidSince
             self.jobID = jobID
             self.environment = environment
-            self.meta = meta
-            self.campaign = campaign
+            self.echo = echo
         }
     }
 
@@ -158,16 +152,15 @@ public enum ResultRecord: Sendable, Hashable {
         /// Apple's reason, verbatim (`ChannelNotRegistered`).
         public var reason: String
         public var jobID: String
-        public var meta: [UInt8]?
-        public var campaign: String?
+        /// What the record echoes of its job (`campaign`, `meta`).
+        public var echo: JobEcho
 
-        public init(channelID: String, app: String, reason: String, jobID: String, meta: [UInt8]? = nil, campaign: String? = nil) {
+        public init(channelID: String, app: String, reason: String, jobID: String, echo: JobEcho = .none) {
             self.channelID = channelID
             self.app = app
             self.reason = reason
             self.jobID = jobID
-            self.meta = meta
-            self.campaign = campaign
+            self.echo = echo
         }
     }
 
@@ -175,17 +168,14 @@ public enum ResultRecord: Sendable, Hashable {
         public var jobID: String?
         public var error: String
         public var source: RecordSource
-        /// The job's `meta`, when the id and a valid `meta` could be read.
-        public var meta: [UInt8]?
-        /// The job's `campaign`, when the id and a valid `campaign` could be read.
-        public var campaign: String?
+        /// What the record echoes of its job, as far as it could be read (`JobRejection.echo`).
+        public var echo: JobEcho
 
-        public init(jobID: String?, error: String, source: RecordSource, meta: [UInt8]? = nil, campaign: String? = nil) {
+        public init(jobID: String?, error: String, source: RecordSource, echo: JobEcho = .none) {
             self.jobID = jobID
             self.error = error
             self.source = source
-            self.meta = meta
-            self.campaign = campaign
+            self.echo = echo
         }
     }
 
@@ -201,8 +191,8 @@ public enum ResultRecord: Sendable, Hashable {
         }
     }
 
-    /// The record as UTF-8 JSON, fields in the contract's order; `meta`, when the job has one,
-    /// is always the last member, and `campaign`, when the job has one, comes just before it.
+    /// The record as UTF-8 JSON, fields in the contract's order, what it echoes of its job last
+    /// (`JobEcho`: `campaign`, then `meta`, the last member).
     public func encoded() -> [UInt8] {
         var json = JSONWriter()
         switch self {
@@ -212,8 +202,7 @@ public enum ResultRecord: Sendable, Hashable {
                 app: d.app,
                 source: d.source,
                 broadcast: d.recipient.isChannel,
-                meta: d.meta,
-                campaign: d.campaign,
+                echo: d.echo,
                 records: 1
             )
             .encode(d)
@@ -232,7 +221,7 @@ public enum ResultRecord: Sendable, Hashable {
             json.raw(",")
             json.key("job_id")
             json.string(g.jobID)
-            Self.write(campaign: g.campaign, meta: g.meta, into: &json)
+            g.echo.write(into: &json)
             json.raw("}")
         case .tokenInvalidated(let t):
             json.raw("{\"type\":\"token_invalidated\",")
@@ -256,7 +245,7 @@ public enum ResultRecord: Sendable, Hashable {
             json.raw(",")
             json.key("environment")
             json.string(t.environment)
-            Self.write(campaign: t.campaign, meta: t.meta, into: &json)
+            t.echo.write(into: &json)
             json.raw("}")
         case .rejected(let r):
             json.raw("{\"type\":\"rejected\",")
@@ -268,7 +257,7 @@ public enum ResultRecord: Sendable, Hashable {
             json.raw(",")
             json.key("source")
             Self.write(r.source, into: &json)
-            Self.write(campaign: r.campaign, meta: r.meta, into: &json)
+            r.echo.write(into: &json)
             json.raw("}")
         }
         return json.bytes
@@ -282,18 +271,5 @@ public enum ResultRecord: Sendable, Hashable {
         json.raw(",\"offset\":")
         json.integer(source.offset)
         json.raw("}")
-    }
-
-    /// `,"campaign":"…"` then `,"meta":{…}` with the job's bytes as they are; nothing for
-    /// either the job has not.
-    static func write(campaign: String?, meta: [UInt8]?, into json: inout JSONWriter) {
-        if let campaign {
-            json.raw(",\"campaign\":")
-            json.string(campaign)
-        }
-        guard let meta else { return }
-        json.raw(",")
-        json.key("meta")
-        json.raw(meta[...])
     }
 }

@@ -104,8 +104,7 @@ struct JobTally: Sendable, Hashable {
             latencyP50Milliseconds: latencyP50,
             latencyMaxMilliseconds: latencyMax,
             source: source,
-            meta: job.meta,
-            campaign: job.campaign
+            echo: job.echo
         )
     }
 }

@@ -39,8 +39,7 @@ struct OutcomeRecords: Sendable, Hashable {
                 latencyMilliseconds: outcome.latencyMilliseconds,
                 heldMilliseconds: outcome.heldMilliseconds,
                 source: source,
-                meta: job.meta,
-                campaign: job.campaign
+                echo: job.echo
             )
             delivery.recordAPNSID = recordAPNSID(outcome, sent: apnsID)
             records.delivery = delivery
@@ -97,8 +96,7 @@ struct OutcomeRecords: Sendable, Hashable {
                 invalidSince: outcome.response?.timestamp,
                 jobID: job.id,
                 environment: environment(),
-                meta: job.meta,
-                campaign: job.campaign
+                echo: job.echo
             )
         }
         if channelGone, let channelID = job.channelID {
@@ -107,8 +105,7 @@ struct OutcomeRecords: Sendable, Hashable {
                 app: job.app,
                 reason: APNSReason.channelNotRegistered.rawValue,
                 jobID: job.id,
-                meta: job.meta,
-                campaign: job.campaign
+                echo: job.echo
             )
         }
         return records
