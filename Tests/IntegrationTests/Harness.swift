@@ -52,6 +52,11 @@ final class Harness: Sendable {
         connections: Int? = nil,
         /// `apns.connect_spacing_ms`; nil: the default (each connection a second after the one before).
         connectSpacingMilliseconds: Int? = nil,
+        /// `apns.request_timeout_ms`. A request that times out is sent again, and the suites count
+        /// requests and final records: on a loaded CI host a 5 s deadline fired on requests the mock
+        /// answered late, and their resends were counted as duplicates (1,197 requests recorded for
+        /// 600 single-token jobs). No suite tests the timeout itself, so a slow host cannot trip 60 s.
+        requestTimeoutMilliseconds: Int = 60_000,
         _ configureMock: (inout MockConfiguration) -> Void = { _ in }
     ) async throws -> Harness {
         let broker = try await EmbeddedBroker()
@@ -89,7 +94,7 @@ final class Harness: Sendable {
             ],
             "overrides": [
                 "kafka": ["properties": ["heartbeat.interval.ms": "500", "max.poll.interval.ms": "90000"]],
-                "apns": ["request_timeout_ms": 5000, "max_attempts": maxAttempts]
+                "apns": ["request_timeout_ms": requestTimeoutMilliseconds, "max_attempts": maxAttempts]
                     .merging(connections.map { ["connections": $0] } ?? [:]) { _, new in new }
                     .merging(connectSpacingMilliseconds.map { ["connect_spacing_ms": $0] } ?? [:]) { _, new in new },
                 "worker": ["max_inflight": maxInflight, "shutdown_timeout_ms": shutdownTimeoutMilliseconds, "results": results],

@@ -23,8 +23,20 @@ import Testing
         }
         let stopping = ContinuousClock.now
         first.terminate()
-        #expect(await first.waitForExit(timeout: .seconds(40)) == 0, "worker log:\n\(first.log.suffix(2000))")
-        #expect(ContinuousClock.now - stopping < .seconds(20), "the shutdown does not wait for held work")
+        // The group allows the shutdown `worker.shutdown_timeout_ms` + 15 s (45 s) before it
+        // cancels what is left; a little more, so that a slow host's clean exit is not killed.
+        #expect(await first.waitForExit(timeout: .seconds(60)) == 0, "worker log:\n\(first.log.suffix(2000))")
+        let shutdown = ContinuousClock.now - stopping
+        // The shutdown does not wait for held work: the drain ends as soon as all that is left is
+        // held, and says so. (Waiting, it would have ended `finished`, when the outage ended and
+        // the held jobs completed, or `timedOut`.) Not a clock: on a loaded CI host the whole
+        // shutdown took 39 s, most of it spent after the drain.
+        let drained = first.log.split(separator: "\n").filter { $0.contains("shutdown timeout: jobs left unfinished") }
+        #expect(
+            drained.count == 1 && drained.allSatisfy { $0.contains("onlyHeldWorkLeft") },
+            "the drain ended because only held work was left: \(drained)\nworker log:\n\(first.log.suffix(3000))"
+        )
+        print("shutdown during a hold: the first worker exited \(shutdown) after SIGTERM; drain: \(drained)")
 
         // The next member waits out the rest of the outage and delivers everything.
         let second = try harness.startWorker()

@@ -25,10 +25,12 @@ import Testing
         )
     }
 
-    func stalledCluster() throws -> MockCluster {
+    /// A cluster whose coordinator answers the first JoinGroup after `seconds` (the 50 s default
+    /// outlasts the tests: it is never answered).
+    func stalledCluster(answeringAfter seconds: Int32 = 50) throws -> MockCluster {
         let cluster = try MockCluster()
         cluster.createTopic(Self.topic, partitions: 2)
-        cluster.delayNextRequest(apiKey: MockCluster.joinGroup, milliseconds: 50_000)
+        cluster.delayNextRequest(apiKey: MockCluster.joinGroup, milliseconds: seconds * 1000)
         return cluster
     }
 
@@ -47,12 +49,22 @@ import Testing
         await consumer.close(drainTimeout: .seconds(1))
     }
 
+    /// The control: without the limit the member waits for the coordinator's answer, however
+    /// late, and gets its partitions from it. The answer comes 12 s after the JoinGroup, later
+    /// than the other test's limit: the member gets both partitions then, not before (so the mock
+    /// cluster really sits on the JoinGroup for as long as asked), and never rejoins.
     @Test func withoutTheLimitTheMemberWaitsForTheAnswer() async throws {
-        // The control: the mock cluster really sits on the JoinGroup.
-        let cluster = try stalledCluster()
-        let consumer = try makeConsumer(cluster, limit: .zero, logger: CapturedLines().logger)
-        try await Task.sleep(for: .seconds(12))
-        #expect(consumer.assignment.isEmpty)
+        let cluster = try stalledCluster(answeringAfter: 12)
+        let lines = CapturedLines(level: .info)
+        let began = ContinuousClock.now
+        let consumer = try makeConsumer(cluster, limit: .zero, logger: lines.logger)
+        // The deadline only has to outlast the answer on a slow host; the assertions are below.
+        try await waitUntil("the member owns both partitions", timeout: .seconds(60), interval: .milliseconds(50)) {
+            consumer.assignment.count == 2
+        }
+        let took = ContinuousClock.now - began
+        #expect(took >= .seconds(12), "the partitions came with the answer, not before: \(took)")
+        #expect(!lines.contains("rejoining"), "the member waited instead of rejoining: \(lines.all)")
         await consumer.close(drainTimeout: .seconds(1))
     }
 }

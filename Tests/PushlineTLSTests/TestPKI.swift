@@ -61,11 +61,14 @@ struct TestPKI {
     }
 }
 
-/// Runs the `openssl` command-line tool, if installed; nil when it is not.
-func runOpenSSLCLI(_ arguments: [String], input: Data? = nil) throws -> (status: Int32, output: String)? {
-    let candidates = ["/usr/bin/openssl", "/usr/local/bin/openssl", "/opt/homebrew/bin/openssl"]
+/// Runs the `openssl` command-line tool, the independent implementation these tests check ours
+/// against; throws when it is not installed (scripts/setup installs Debian's `openssl`), so that a
+/// machine without it fails the check instead of passing it unchecked.
+func runOpenSSLCLI(_ arguments: [String], input: Data? = nil) throws -> (status: Int32, output: String) {
+    let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/openssl" }
+    let candidates = path + ["/usr/bin/openssl", "/usr/local/bin/openssl", "/opt/homebrew/bin/openssl"]
     guard let executable = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-        return nil
+        throw TestSupportError("the openssl command-line tool is not installed (run scripts/setup, which installs Debian's openssl)")
     }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
