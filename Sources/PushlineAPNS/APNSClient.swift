@@ -37,8 +37,8 @@ public final class APNSClient: Sendable {
     private let timerLoop: any EventLoop
     /// Wraps each run of outcomes handed to observers, when given.
     private let outcomeScope: (any APNSOutcomeScope)?
-    /// Called after the app is held and after a hold ends (`onHoldChange`).
-    private let holdObservers = Mutex<[@Sendable () -> Void]>([])
+    /// Called after the app is held and after a hold ends (`onHoldChange`), with whether it is held.
+    private let holdObservers = Mutex<[@Sendable (_ held: Bool) -> Void]>([])
 
     /// Creates the pool; call `start()` to open its connections.
     ///
@@ -385,15 +385,18 @@ public final class APNSClient: Sendable {
         }
     }
 
-    /// Calls `observer` (on any thread) each time the app is held or a hold ends; `status().hold`
-    /// tells which.
-    public func onHoldChange(_ observer: @escaping @Sendable () -> Void) {
+    /// Calls `observer` (on any thread) each time the app is held (`true`) or a hold ends
+    /// (`false`). The observer is told the change as a value, after the pool's lock is released:
+    /// it must not call back into the client (`status()`, a send) from there, since it runs
+    /// inside the pool's performing of its decisions.
+    public func onHoldChange(_ observer: @escaping @Sendable (_ held: Bool) -> Void) {
         holdObservers.withLock { $0.append(observer) }
     }
 
     private func log(_ transition: AppHealth.Transition) {
         defer {
-            for observer in holdObservers.withLock({ $0 }) { observer() }
+            let held = if case .held = transition { true } else { false }
+            for observer in holdObservers.withLock({ $0 }) { observer(held) }
         }
         switch transition {
         case .held(let hold):

@@ -30,7 +30,7 @@ final class APNSPools: Service, Sendable {
         self.health = health
         self.logger = logger
         for client in clients.values {
-            client.onHoldChange { [holdChanged] in holdChanged.signal() }
+            client.onHoldChange { [holdChanged] _ in holdChanged.signal() }
         }
     }
 

@@ -139,8 +139,7 @@ public struct Worker: Sendable {
         let appWindow = severalApps ? AppWindow(apps: configuration.apps.mapValues(\.maxRate), gate: gate) : nil
         if let appWindow {
             for (name, client) in pools.clients {
-                guard let load = appWindow.load(of: name) else { continue }
-                client.onHoldChange { load.isHeld = client.status().hold != nil }
+                client.onHoldChange { held in appWindow.setHeld(held, app: name) }
             }
         }
         let windowMetrics = Dictionary(uniqueKeysWithValues: configuration.apps.keys.map { ($0, AppWindowMetrics(app: $0)) })
