@@ -60,7 +60,7 @@ extension ConsumerCore {
             logger.warning("consumer close: \(error)")
         }
         condition.lock()
-        closed = true
+        machine.closed()
         let waiters = closeWaiters
         closeWaiters = []
         condition.unlock()

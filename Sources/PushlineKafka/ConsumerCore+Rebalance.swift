@@ -63,9 +63,10 @@ extension ConsumerCore: RDKafkaRebalanceHandler {
             drainWaiting = false
         }
         let finish = machine.finishRevoke(list, lost: lost, cooperative: cooperative, drain: drain, unfinished: unfinished, now: .now)
+        // Read under the lock: other threads complete records meanwhile.
+        let kept = machine.assignments.lostKept
         condition.unlock()
         if lost {
-            let kept = machine.assignments.lostKept
             logger.warning(
                 "partitions lost (\(list)); not committing \(unfinished) in-flight records' offsets",
                 metadata: [

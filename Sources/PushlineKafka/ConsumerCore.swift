@@ -31,13 +31,13 @@ final class ConsumerCore: @unchecked Sendable {
     let reader: (any KafkaRecordReader)?
 
     // Guarded by `condition`.
+    /// Every decision, and where the consumer is in its life (closed included).
     var machine: ConsumerStateMachine
     /// A poll thread waits on `condition` for started records to finish (revoke, close).
     var drainWaiting = false
     /// The consumer queue, to wake a poll that waits while the bulk buffer is full; nil once
     /// closing (librdkafka wants this reference gone before the consumer closes).
     var consumerQueue: RDKafkaQueue?
-    var closed = false
     var closeWaiters: [CheckedContinuation<Void, Never>] = []
 
     // Poll thread only.
@@ -144,7 +144,7 @@ final class ConsumerCore: @unchecked Sendable {
     }
 
     func setUserPaused(_ paused: Bool) {
-        withMachine { $0.userPaused = paused }
+        withMachine { $0.setUserPaused(paused) }
     }
 
     var assignment: [TopicPartition] {
@@ -173,7 +173,7 @@ final class ConsumerCore: @unchecked Sendable {
     func close(drainTimeout: Duration) async {
         await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
             condition.lock()
-            if closed {
+            if machine.isClosed {
                 condition.unlock()
                 waiter.resume()
                 return
@@ -191,12 +191,7 @@ final class ConsumerCore: @unchecked Sendable {
         var bulkTaken: Int?
         while true {
             if let fatal = client.fatalError() {
-                let first = withMachine { machine in
-                    let first = !machine.failed
-                    machine.fail(now: .now)
-                    return first
-                }
-                if first { continuation.finish(throwing: fatal) }
+                if withMachine({ $0.fail(now: .now) }) { continuation.finish(throwing: fatal) }
             }
             let observation = ConsumerStateMachine.Observation(
                 now: .now,
@@ -277,26 +272,6 @@ final class ConsumerCore: @unchecked Sendable {
             continuation.yield(.records(records))
         }
         client.callbacks.kafkaAnswered()
-    }
-}
-
-extension ConsumerStateMachine.Settings {
-    init(_ configuration: KafkaConsumerConfiguration) {
-        self.init(
-            priorityTopics: configuration.priorityTopics,
-            maxBufferedRecords: configuration.maxBufferedRecords,
-            maxBatchSize: configuration.maxBatchSize,
-            pollInterval: configuration.pollInterval,
-            commitInterval: configuration.commitInterval,
-            revokeDrainTimeout: configuration.revokeDrainTimeout,
-            // The consumer protocol (KIP-848) has no join rounds to wait for or to stall.
-            closeJoinWait: configuration.usesConsumerGroupProtocol ? .zero : configuration.closeJoinWait,
-            stalledJoinLimit: configuration.usesConsumerGroupProtocol ? .zero : configuration.stalledJoinLimit,
-            cooperativeByConfiguration: configuration.usesConsumerGroupProtocol
-                || configuration.properties["partition.assignment.strategy"]?.contains("cooperative") == true,
-            firstGeneration: configuration.firstGeneration,
-            lostRetention: configuration.lostRetention
-        )
     }
 }
 

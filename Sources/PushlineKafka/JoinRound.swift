@@ -1,7 +1,7 @@
-/// A close's wait for the join round this member is part of (`ConsumerStateMachine.Phase`): when
+/// A close's wait for the join round this member is part of (`ConsumerState.awaitingJoin`): when
 /// it began, and until when it waits.
 ///
-/// A class, so that `Phase`'s one payload is a reference: the enum then has a fixed layout, and
+/// A class, so that `ConsumerState`'s payloads are references: the enum then has a fixed layout, and
 /// matching `.running` for every record taken is a compare. With the instants (of a resilient
 /// type) as the payload, each match copied the phase through its value witnesses. Made once per
 /// close.

@@ -89,6 +89,10 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
         self.lostRetention = lostRetention
     }
 
+    /// How long a lane's buffer stays full before its partitions are paused (not a setting): a
+    /// pause purges librdkafka's prefetched messages, so a reader a little behind is waited for.
+    static let fullPauseAfter: Duration = .seconds(1)
+
     /// Settings the offset and rebalance design relies on; users may repeat them, not change them.
     public static let requiredProperties: [String: String] = [
         "enable.auto.offset.store": "false",

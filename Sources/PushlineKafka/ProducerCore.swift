@@ -5,20 +5,15 @@ import Synchronization
 /// The producer's engine: `produceva` from any thread, and a poll thread that serves delivery
 /// reports, logs, errors, statistics and flush requests.
 final class ProducerCore: @unchecked Sendable {
-    // @unchecked Sendable: the `let`s are immutable; `flushRequests`, `stopRequested`,
-    // `stopWaiters` and `roomWaiters` are touched only with `condition` locked;
-    // librdkafka's produce call is thread-safe.
+    // @unchecked Sendable: the `let`s are immutable; `state` is touched only with `condition`
+    // locked; librdkafka's produce call is thread-safe.
     let client: RDKafkaClient
     let configuration: KafkaProducerConfiguration
     let logger: Logger
     private let condition = NSCondition()
-    private var flushRequests: [(timeout: Duration, waiter: CheckedContinuation<Result<Void, KafkaError>, Never>)] = []
-    private var stopRequested = false
-    private var stopped = false
-    private var stopWaiters: [CheckedContinuation<Void, Never>] = []
-    /// Tasks waiting for the queue to shrink: resumed after the next poll that served delivery
-    /// reports, or at stop.
-    private var roomWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Running or stopped, who waits for the stop, the flushes asked for, the tasks waiting for
+    /// room (`ProducerState`).
+    private var state = ProducerState<CheckedContinuation<Result<Void, KafkaError>, Never>, CheckedContinuation<Void, Never>>()
     /// Each topic's handle, made on first use and kept for the producer's lifetime.
     private let topics = Mutex<[String: RDKafkaTopic]>([:])
 
@@ -100,36 +95,29 @@ final class ProducerCore: @unchecked Sendable {
     func flush(timeout: Duration) async -> Result<Void, KafkaError> {
         await withCheckedContinuation { waiter in
             condition.lock()
-            if stopped {
-                condition.unlock()
+            let queued = state.flush(timeout: timeout, waiter: waiter)
+            condition.unlock()
+            if !queued {
                 waiter.resume(
                     returning: client.outstandingCount == 0
                         ? .success(()) : .failure(KafkaError(code: .destroyed, message: "producer is closed"))
                 )
-                return
             }
-            flushRequests.append((timeout, waiter))
-            condition.unlock()
         }
     }
 
     func requestStop() {
         condition.lock()
-        stopRequested = true
+        state.requestStop()
         condition.unlock()
     }
 
     func stop() async {
         await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
             condition.lock()
-            if stopped {
-                condition.unlock()
-                waiter.resume()
-                return
-            }
-            stopRequested = true
-            stopWaiters.append(waiter)
+            let waits = state.stop(waiter: waiter)
             condition.unlock()
+            if !waits { waiter.resume() }
         }
     }
 
@@ -139,22 +127,17 @@ final class ProducerCore: @unchecked Sendable {
         await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
             condition.lock()
             // An empty queue has room; a non-empty one will report (delivered or failed), and the
-            // poll thread resumes waiters under this lock after it serves reports, so a report
+            // poll thread takes the waiters under this lock after it serves reports, so a report
             // served after this check cannot be missed.
-            if stopped || client.outstandingCount == 0 {
-                condition.unlock()
-                waiter.resume()
-                return
-            }
-            roomWaiters.append(waiter)
+            let waits = state.waitForRoom(waiter: waiter, outstanding: client.outstandingCount)
             condition.unlock()
+            if !waits { waiter.resume() }
         }
     }
 
     private func resumeRoomWaiters() {
         condition.lock()
-        let waiters = roomWaiters
-        roomWaiters = []
+        let waiters = state.served()
         condition.unlock()
         for waiter in waiters { waiter.resume() }
     }
@@ -163,18 +146,16 @@ final class ProducerCore: @unchecked Sendable {
         let pollInterval = configuration.pollInterval
         while true {
             condition.lock()
-            let flushes = flushRequests
-            flushRequests = []
-            let stop = stopRequested
+            let turn = state.nextTurn()
             condition.unlock()
-            for request in flushes {
+            for request in turn.flushes {
                 if let error = client.flush(timeout: request.timeout) {
                     request.waiter.resume(returning: .failure(error))
                 } else {
                     request.waiter.resume(returning: .success(()))
                 }
             }
-            if stop { break }
+            if turn.stop { break }
             if client.poll(timeout: pollInterval) > 0 {
                 resumeRoomWaiters()
             }
@@ -184,15 +165,13 @@ final class ProducerCore: @unchecked Sendable {
         client.purgeAll()
         _ = client.flush(timeout: .seconds(1))
         condition.lock()
-        stopped = true
-        let waiters = stopWaiters
-        stopWaiters = []
-        let flushes = flushRequests
-        flushRequests = []
+        let ended = state.ended()
         condition.unlock()
-        for request in flushes { request.waiter.resume(returning: .failure(KafkaError(code: .destroyed, message: "producer is closed"))) }
-        for waiter in waiters { waiter.resume() }
-        resumeRoomWaiters()
+        for request in ended.flushes {
+            request.waiter.resume(returning: .failure(KafkaError(code: .destroyed, message: "producer is closed")))
+        }
+        for waiter in ended.stopWaiters { waiter.resume() }
+        for waiter in ended.roomWaiters { waiter.resume() }
         logger.info("producer closed")
     }
 }

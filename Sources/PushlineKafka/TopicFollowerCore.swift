@@ -4,8 +4,8 @@ import Logging
 /// `KafkaTopicFollower`'s thread: finds (or creates) the topic, assigns every partition from the
 /// beginning, polls, and says when it has read up to where each partition ended when it began.
 ///
-/// Threading: librdkafka is called only from the follower's thread; `caughtUp`, `stopping` and
-/// `finished` are guarded by `condition`.
+/// Threading: librdkafka is called only from the follower's thread; `state` (where the follower
+/// is, a `TopicFollowerState`) is guarded by `condition`.
 final class TopicFollowerCore: @unchecked Sendable {
     // @unchecked Sendable: the `let`s are immutable; the mutable state is guarded by `condition`.
     private let client: RDKafkaClient
@@ -13,9 +13,7 @@ final class TopicFollowerCore: @unchecked Sendable {
     private let logger: Logger
     private let onRecord: @Sendable (KafkaRecord) -> Void
     private let condition = NSCondition()
-    private var caughtUp = false
-    private var stopping = false
-    private var finished = false
+    private var state = TopicFollowerState.finding(stopping: false)
 
     /// Kafka's TOPIC_ALREADY_EXISTS.
     private static let topicAlreadyExists = KafkaError.Code(rawValue: 36)
@@ -41,20 +39,20 @@ final class TopicFollowerCore: @unchecked Sendable {
     var isCaughtUp: Bool {
         condition.lock()
         defer { condition.unlock() }
-        return caughtUp
+        return state.isCaughtUp
     }
 
     func waitUntilCaughtUp(timeout: Duration) -> Bool {
         let deadline = Date().addingTimeInterval(Double(timeout.milliseconds) / 1000)
         condition.lock()
         defer { condition.unlock() }
-        while !caughtUp && !finished && condition.wait(until: deadline) {}
-        return caughtUp
+        while !state.waitIsOver && condition.wait(until: deadline) {}
+        return state.isCaughtUp
     }
 
     func requestStop() {
         condition.lock()
-        stopping = true
+        state.requestStop()
         condition.broadcast()
         condition.unlock()
     }
@@ -62,14 +60,14 @@ final class TopicFollowerCore: @unchecked Sendable {
     func stop() {
         requestStop()
         condition.lock()
-        while !finished { condition.wait() }
+        while !state.isFinished { condition.wait() }
         condition.unlock()
     }
 
     private var isStopping: Bool {
         condition.lock()
         defer { condition.unlock() }
-        return stopping
+        return state.isStopping
     }
 
     /// Waits up to `interval` unless stopped; returns false once stopping.
@@ -77,14 +75,14 @@ final class TopicFollowerCore: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(Double(interval.milliseconds) / 1000)
         condition.lock()
         defer { condition.unlock() }
-        while !stopping && condition.wait(until: deadline) {}
-        return !stopping
+        while !state.isStopping && condition.wait(until: deadline) {}
+        return !state.isStopping
     }
 
     private func run() {
         defer {
             condition.lock()
-            finished = true
+            state.finish()
             condition.broadcast()
             condition.unlock()
         }
@@ -95,7 +93,10 @@ final class TopicFollowerCore: @unchecked Sendable {
             return
         }
         logger.info("reading topic from the beginning", metadata: ["topic": "\(topic)", "partitions": "\(count)"])
-        follow(partitions: count)
+        condition.lock()
+        state.found(partitions: count)
+        condition.unlock()
+        follow()
         client.unassignAll()
     }
 
@@ -133,8 +134,7 @@ final class TopicFollowerCore: @unchecked Sendable {
         return nil
     }
 
-    private func follow(partitions count: Int32) {
-        var ended = Set<Int32>()
+    private func follow() {
         var topicNames = RDKafkaTopicNames()
         let timeout = Int32(clamping: configuration.pollInterval.milliseconds)
         while !isStopping {
@@ -144,10 +144,8 @@ final class TopicFollowerCore: @unchecked Sendable {
                 topicNames: &topicNames,
                 record: onRecord,
                 end: { partition in
-                    guard ended.count < count, ended.insert(partition).inserted, ended.count == count else { return }
                     condition.lock()
-                    caughtUp = true
-                    condition.broadcast()
+                    if state.ended(partition) { condition.broadcast() }
                     condition.unlock()
                 },
                 error: { error in

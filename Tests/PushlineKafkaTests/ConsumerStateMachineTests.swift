@@ -9,17 +9,23 @@ import Testing
     let urgent0 = TopicPartition(topic: "urgent", partition: 0)
     let start = ContinuousClock.now
 
+    /// A machine with small buffers and batches and the broker guards on (a 15 s close join wait,
+    /// a 22 s stalled-join limit); the rest is the configuration's defaults.
     func machine(_ change: (inout ConsumerStateMachine.Settings) -> Void = { _ in }) -> ConsumerStateMachine {
         var settings = ConsumerStateMachine.Settings(
-            priorityTopics: ["urgent"],
-            maxBufferedRecords: 4,
-            maxBatchSize: 3,
-            pollInterval: .milliseconds(10),
-            commitInterval: .milliseconds(200),
-            revokeDrainTimeout: .seconds(10),
-            closeJoinWait: .seconds(15),
-            fullPauseAfter: .seconds(1),
-            stalledJoinLimit: .seconds(22)
+            KafkaConsumerConfiguration(
+                bootstrapServers: "unused:9092",
+                groupID: "tests",
+                topics: ["jobs", "urgent"],
+                priorityTopics: ["urgent"],
+                revokeDrainTimeout: .seconds(10),
+                maxBatchSize: 3,
+                maxBufferedRecords: 4,
+                pollInterval: .milliseconds(10),
+                commitInterval: .milliseconds(200),
+                closeJoinWait: .seconds(15),
+                stalledJoinLimit: .seconds(22)
+            )
         )
         change(&settings)
         return ConsumerStateMachine(settings: settings, now: start)
@@ -60,7 +66,7 @@ import Testing
     @Test func aPartitionAssignedWhileItsLaneIsPausedIsPausedAtOnce() throws {
         var machine = machine()
         _ = machine.assigned([jobs0], cooperative: true, now: at(0))
-        machine.userPaused = true
+        machine.setUserPaused(true)
         let plan = try plan(&machine, at: 10)
         #expect(names(plan.actions) == ["pause(1, bulk)"])
         let actions = machine.assigned([jobs1, urgent0], cooperative: true, now: at(20))
@@ -190,7 +196,7 @@ import Testing
         #expect(plan.actions.isEmpty, "a reader a little behind is waited for, not paused")
         plan = try self.plan(&machine, at: 1_010)
         #expect(names(plan.actions) == ["pause(1, bulk)"])
-        #expect(machine.bulk.fetchPaused && !machine.priority.fetchPaused)
+        #expect(machine.lanes.bulk.fetchPaused && !machine.lanes.priority.fetchPaused)
         let wake = machine.read(2, lane: .bulk)
         #expect(wake, "room again: wake the poll")
         let wakeAgain = machine.read(1, lane: .bulk)
@@ -203,7 +209,7 @@ import Testing
     @Test func urgentRecordsFlowWhileBulkIsPaused() throws {
         var machine = machine()
         _ = machine.assigned([jobs0, urgent0], cooperative: true, now: at(0))
-        machine.userPaused = true
+        machine.setUserPaused(true)
         #expect(names(try plan(&machine, at: 10).actions) == ["pause(1, bulk)"])
         let record = machine.take(urgent0, offset: 0)
         let urgent = try #require(record)
@@ -221,7 +227,7 @@ import Testing
         let wake = machine.read(4, lane: .priority)
         #expect(!wake)
         #expect(names(try plan(&machine, at: 1_040).actions) == ["resume(1, priority)"])
-        #expect(machine.bulk.fetchPaused, "the user's pause holds")
+        #expect(machine.lanes.bulk.fetchPaused, "the user's pause holds")
     }
 
     // MARK: - Joins
