@@ -2,7 +2,7 @@
 /// pure value fed with one observation per look (the poll thread's loop).
 ///
 /// A join is stalled when, for at least `bound`, this member's JoinGroup may be pending
-/// (`ConsumerCore.joinPending`), it owns no partition and has no started record, it is not closing,
+/// (`ConsumerStateMachine.joinPending`), it owns no partition and has no started record, it is not closing,
 /// and Kafka answers (in an outage a join cannot complete and a fresh one would not either; the
 /// clock restarts when it ends). Then `observe` says `.rejoin` once, and the clock restarts: a
 /// join that stalls again is abandoned again one `bound` later. Any other observation (an
