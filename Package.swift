@@ -4,7 +4,7 @@ import PackageDescription
 // No unsafe flags: SwiftPM refuses a package that has them as a dependency by version, and other
 // packages depend on our libraries. The few hot class properties whose run-time exclusivity
 // checks showed in the profile are marked `@exclusivity(unchecked)` where they are declared
-// (docs/architecture.md, "Exclusivity checks").
+// (docs/architecture.md, "Unsafe constructs on the hot path").
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny")
 ]

@@ -13,7 +13,7 @@ final class ByteBufferBIO {
     let bio: OpaquePointer
     // `@exclusivity(unchecked)` on the hot properties: confined to the channel's event loop and
     // never accessed re-entrantly; their run-time checks showed in the worker's profile
-    // (docs/architecture.md, "Exclusivity checks").
+    // (docs/architecture.md, "Unsafe constructs on the hot path").
     /// Received ciphertext not yet consumed by OpenSSL.
     @exclusivity(unchecked) private var inbound: ByteBuffer?
     /// Ciphertext produced by OpenSSL, not yet taken. Its storage is reused after the socket

@@ -29,7 +29,7 @@ public final class TLSHandler: ChannelDuplexHandler {
     private let connection: TLSConnection
     // `@exclusivity(unchecked)` on the hot properties: confined to the channel's event loop and
     // never accessed re-entrantly; their run-time checks showed in the worker's profile
-    // (docs/architecture.md, "Exclusivity checks").
+    // (docs/architecture.md, "Unsafe constructs on the hot path").
     @exclusivity(unchecked) private var state = TLSHandlerStateMachine()
     /// Plaintext written but not yet encrypted (before the handshake or before the next flush).
     @exclusivity(unchecked) private var pendingWrites = CircularBuffer<ByteBuffer>(initialCapacity: 16)

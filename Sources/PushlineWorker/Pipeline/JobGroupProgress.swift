@@ -17,7 +17,7 @@ import Synchronization
 /// Explicitly synchronised (`@unchecked Sendable`): every stored property is immutable, atomic or
 /// under a mutex. Called from the event loops (outcomes, abandonments) and the producer's poll
 /// thread or the retry loop (acknowledgements); it hands outcomes to `JobResults` and its end to
-/// `JobRelease`, and never calls the publisher.
+/// `JobRelease`, and calls the publisher only as its records' delivery (`ResultDelivery`).
 final class JobGroupProgress: ResultDelivery, APNSBatchObserver, @unchecked Sendable {
     let members: [JobGroupMember]
     /// The members' `apns-id`s: member `i`'s request has id `i`.

@@ -14,8 +14,10 @@ import PushlineKafka
 /// it hands to `JobResults` (which publishes the token's records); the publisher asks it, once a
 /// token's records are produced, what follows them (`tokensProduced`: the job's `job_done`, as a
 /// value the publisher publishes); Kafka's acknowledgements count down here, and the last one
-/// goes to `JobRelease`. It never calls the publisher. Its counts are a `JobCountdown`, whose
-/// events return what happened (the job's `job_done` due, the job ended) for this to act on.
+/// goes to `JobRelease`. It calls the publisher only as its records' delivery (`ResultDelivery`:
+/// each report's `reportArrived`, an undelivered record's `undelivered`), which calls nothing
+/// back. Its counts are a `JobCountdown`, whose events return what happened (the job's
+/// `job_done` due, the job ended) for this to act on.
 ///
 /// Explicitly synchronised (`@unchecked Sendable`): every stored property is immutable but the
 /// countdown (atomics and a mutex). Called from the event loops (outcomes), the threads that end

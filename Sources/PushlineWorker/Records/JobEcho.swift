@@ -5,7 +5,7 @@
 ///
 /// A new field every record echoes is a stored property here, a line in `write` and `estimate`,
 /// and its decoding in `JobDecoder.decodeEcho` (with its slot in `JobFields`); no record type
-/// changes (docs/architecture.md, "A new job field").
+/// changes (docs/architecture.md, "Common changes").
 public struct JobEcho: Sendable, Hashable {
     /// The sender's `campaign` (1...128 bytes), which a cancel may name; nil when none.
     public var campaign: String?

@@ -22,8 +22,11 @@ public struct Worker: Sendable {
     }
 
     /// The worker's services, each after the ones it depends on: control topic reader, producer,
-    /// APNs pools, gauge sampler, consumer, pipeline. Throws `ConfigurationProblems` for an app that cannot be set up
-    /// and `KafkaError` for a client librdkafka refuses.
+    /// APNs pools, gauge sampler, window controller, consumer (with several apps, the deferred
+    /// topic's consumer), pipeline (with several apps, the deferred intake): docs/architecture.md's
+    /// lifecycle table, which `ArchitectureDocTests` holds to the `return` below. Throws
+    /// `ConfigurationProblems` for an app that cannot be set up and `KafkaError` for a client
+    /// librdkafka refuses.
     public func services() throws -> [ServiceGroupConfiguration.ServiceConfiguration] {
         let (configuration, logger) = (self.configuration, self.logger)
         let kafka = configuration.kafka
