@@ -25,7 +25,7 @@ public final class APNSClient: Sendable {
     let tokens: ProviderTokenSource?
     let metrics: APNSMetrics
     let logger: Logger
-    private let machine: Mutex<PoolStateMachine>
+    let machine: Mutex<PoolStateMachine>
     private let connections: [PooledConnection]
     /// Which address each new connection goes to (`AddressSpread`), and how many are open on each.
     private let addresses: ConnectionAddresses
@@ -38,7 +38,7 @@ public final class APNSClient: Sendable {
     /// Wraps each run of outcomes handed to observers, when given.
     private let outcomeScope: (any APNSOutcomeScope)?
     /// Called after the app is held and after a hold ends (`onHoldChange`), with whether it is held.
-    private let holdObservers = Mutex<[@Sendable (_ held: Bool) -> Void]>([])
+    let holdObservers = Mutex<[@Sendable (_ held: Bool) -> Void]>([])
 
     /// Creates the pool; call `start()` to open its connections.
     ///
@@ -275,43 +275,6 @@ public final class APNSClient: Sendable {
         return actions.finishes.count
     }
 
-    // MARK: Status
-
-    /// A connection's state for metrics and readiness.
-    public struct ConnectionStatus: Sendable, Hashable {
-        public var state: ConnectionLifecycle.State
-        public var limit: Int
-        public var reservedStreams: Int
-    }
-
-    public struct Status: Sendable, Hashable {
-        public var connections: [ConnectionStatus]
-        /// Requests waiting for a stream: queued, held, or waiting out a retry backoff.
-        public var queued: Int
-        /// Why the app is held (systemic answers dominate), or nil.
-        public var hold: AppHealth.Hold?
-        /// Whether at least one connection is carrying requests.
-        public var isReady: Bool { connections.contains { $0.state == .active } }
-        /// Nothing waiting and no stream reserved: the pool holds no request.
-        public var isIdle: Bool { queued == 0 && connections.allSatisfy { $0.reservedStreams == 0 } }
-    }
-
-    public func status() -> Status {
-        machine.withLock { machine in
-            Status(
-                connections: machine.lifecycles.indices.map {
-                    ConnectionStatus(
-                        state: machine.lifecycles[$0].state,
-                        limit: machine.capacities[$0].limit,
-                        reservedStreams: machine.capacities[$0].reserved
-                    )
-                },
-                queued: machine.waiting,
-                hold: machine.health.hold
-            )
-        }
-    }
-
     // MARK: Events and actions
 
     private func submit(_ batch: RequestBatch) {
@@ -382,35 +345,6 @@ public final class APNSClient: Sendable {
     private static func tell(_ finishes: [(batch: RequestBatch, index: Int, outcome: APNSOutcome)]) {
         for (batch, index, outcome) in finishes {
             batch.ended(index, outcome: outcome)
-        }
-    }
-
-    /// Calls `observer` (on any thread) each time the app is held (`true`) or a hold ends
-    /// (`false`). The observer is told the change as a value, after the pool's lock is released:
-    /// it must not call back into the client (`status()`, a send) from there, since it runs
-    /// inside the pool's performing of its decisions.
-    public func onHoldChange(_ observer: @escaping @Sendable (_ held: Bool) -> Void) {
-        holdObservers.withLock { $0.append(observer) }
-    }
-
-    private func log(_ transition: AppHealth.Transition) {
-        defer {
-            let held = if case .held = transition { true } else { false }
-            for observer in holdObservers.withLock({ $0 }) { observer(held) }
-        }
-        switch transition {
-        case .held(let hold):
-            metrics.held(true)
-            logger.error(
-                "APNs refuses this app's requests: holding its notifications (they stay queued, probing with backoff)",
-                metadata: ["status": "\(hold.status)", "reason": "\(hold.reason)"]
-            )
-        case .resumed(let after, let failedProbes):
-            metrics.held(false)
-            logger.notice(
-                "APNs accepts this app's requests again: hold ended, sending at full speed",
-                metadata: ["held_ms": "\(Int(after.milliseconds))", "failed_probes": "\(failedProbes)"]
-            )
         }
     }
 }

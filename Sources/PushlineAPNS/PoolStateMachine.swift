@@ -34,8 +34,8 @@ struct PoolStateMachine {
     let settings: Settings
     private(set) var phase = Phase.running
     private(set) var connections: PoolConnections
-    private var requests: PoolRequests
-    private var queue: PoolQueue
+    private(set) var requests: PoolRequests
+    private(set) var queue: PoolQueue
     private(set) var health: AppHealth
     private var pacing: Pacing
     private var random: SplitMix64
@@ -60,21 +60,6 @@ struct PoolStateMachine {
         pacing = Pacing(rate: settings.maxRate, now: now)
         random = SplitMix64(seed: settings.seed)
     }
-
-    var lifecycles: [ConnectionLifecycle] { connections.lifecycles }
-
-    var capacities: [StreamCapacity] { connections.capacities }
-
-    /// Requests waiting for a stream (queued, held, or waiting out a backoff).
-    var waiting: Int { queue.count + requests.waiting }
-
-    var queuedCount: Int { queue.count }
-
-    /// Queued urgent requests (the rest are bulk).
-    var queuedUrgent: Int { queue.lanes.count(of: .urgent) }
-
-    /// Requests the machine holds, wherever they are (queued, in flight, waiting to retry, held).
-    var requestCount: Int { requests.count }
 
     // MARK: Requests
 
@@ -283,44 +268,9 @@ struct PoolStateMachine {
 
     // MARK: Connections
 
-    mutating func connectFailed(slot: Int, now: MonotonicInstant) -> PoolActions {
-        connectionStep(slot, now: now, settles: false) { $0.connectFailed(slot, random: $1.unit()) }
-    }
-
-    /// TLS is up; `peerLimit` is the server's SETTINGS_MAX_CONCURRENT_STREAMS if it came already.
-    mutating func connected(slot: Int, peerLimit: Int?, now: MonotonicInstant) -> PoolActions {
-        connectionStep(slot, now: now) { connections, _ in connections.connected(slot, peerLimit: peerLimit) }
-    }
-
-    mutating func peerLimitChanged(slot: Int, to limit: Int, now: MonotonicInstant) -> PoolActions {
-        connectionStep(slot, now: now) { connections, _ in
-            connections.peerLimitChanged(slot, to: limit)
-            return .none
-        }
-    }
-
-    /// GOAWAY: no new streams here; the connection closes after its last one.
-    mutating func goAway(slot: Int, now: MonotonicInstant) -> PoolActions {
-        connectionStep(slot, now: now) { connections, _ in connections.stopUsing(slot) }
-    }
-
-    /// A PING went unanswered: the connection is abandoned at once.
-    mutating func pingLost(slot: Int, now: MonotonicInstant) -> PoolActions {
-        connectionStep(slot, now: now) { connections, _ in connections.pingLost(slot) }
-    }
-
-    /// The channel closed (its streams were reported ended before this).
-    mutating func closed(slot: Int, now: MonotonicInstant) -> PoolActions {
-        connectionStep(slot, now: now) { $0.closed(slot, random: $1.unit()) }
-    }
-
-    mutating func backoffElapsed(slot: Int, now: MonotonicInstant) -> PoolActions {
-        connectionStep(slot, now: now, settles: false) { connections, _ in connections.backoffElapsed(slot) }
-    }
-
     /// One step of `slot`'s lifecycle (`step` may draw from the machine's random numbers), then,
     /// when it `settles`, the hand-out of what now fits.
-    private mutating func connectionStep(
+    mutating func connectionStep(
         _ slot: Int,
         now: MonotonicInstant,
         settles: Bool = true,

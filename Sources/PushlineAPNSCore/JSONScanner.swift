@@ -25,9 +25,9 @@ public struct JSONScanner {
         public var description: String { "\(message) at byte \(offset)" }
     }
 
-    private let bytes: UnsafeBufferPointer<UInt8>
+    let bytes: UnsafeBufferPointer<UInt8>
     private let maxDepth: Int
-    private var index = 0
+    var index = 0
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
         self.bytes = bytes
@@ -172,93 +172,11 @@ public struct JSONScanner {
         }
     }
 
-    /// Decodes a string value (escapes resolved). The value must come from this scanner.
-    public static func string(_ bytes: UnsafeBufferPointer<UInt8>, _ value: Value) throws(Error) -> String {
-        precondition(value.kind == .string)
-        let inner = (value.range.lowerBound + 1)..<(value.range.upperBound - 1)
-        let body = UnsafeBufferPointer(rebasing: bytes[inner])
-        if !body.contains(UInt8(ascii: "\\")) {
-            return String(decoding: body, as: UTF8.self)
-        }
-        var out: [UInt8] = []
-        out.reserveCapacity(body.count)
-        var i = 0
-        while i < body.count {
-            let byte = body[i]
-            i += 1
-            guard byte == UInt8(ascii: "\\") else {
-                out.append(byte)
-                continue
-            }
-            let escaped = body[i]
-            i += 1
-            switch escaped {
-            case UInt8(ascii: "n"): out.append(0x0A)
-            case UInt8(ascii: "t"): out.append(0x09)
-            case UInt8(ascii: "r"): out.append(0x0D)
-            case UInt8(ascii: "b"): out.append(0x08)
-            case UInt8(ascii: "f"): out.append(0x0C)
-            case UInt8(ascii: "u"):
-                var code = hex4(body, i)
-                i += 4
-                if (0xD800..<0xDC00).contains(code), i + 6 <= body.count, body[i] == UInt8(ascii: "\\"),
-                    body[i + 1] == UInt8(ascii: "u")
-                {
-                    let low = hex4(body, i + 2)
-                    if (0xDC00..<0xE000).contains(low) {
-                        code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
-                        i += 6
-                    }
-                }
-                let scalar = Unicode.Scalar(code) ?? "\u{FFFD}"
-                out.append(contentsOf: String(Character(scalar)).utf8)
-            default:
-                out.append(escaped)
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// An integer value that fits in Int64 (no fraction, no exponent), else nil.
-    public static func integer(_ bytes: UnsafeBufferPointer<UInt8>, _ value: Value) -> Int64? {
-        guard value.kind == .number else { return nil }
-        var result: Int64 = 0
-        var negative = false
-        for i in value.range {
-            let byte = bytes[i]
-            if byte == UInt8(ascii: "-") {
-                negative = true
-                continue
-            }
-            guard byte >= 0x30 && byte <= 0x39 else { return nil }
-            let (times, overflow1) = result.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = times.addingReportingOverflow(Int64(byte - 0x30))
-            guard !overflow1, !overflow2 else { return nil }
-            result = sum
-        }
-        return negative ? -result : result
-    }
-
-    private static func hex4(_ body: UnsafeBufferPointer<UInt8>, _ at: Int) -> UInt32 {
-        var code: UInt32 = 0
-        for k in 0..<4 {
-            let byte = body[at + k]
-            let digit: UInt32
-            switch byte {
-            case 0x30...0x39: digit = UInt32(byte - 0x30)
-            case 0x61...0x66: digit = UInt32(byte - 0x61 + 10)
-            default: digit = UInt32(byte - 0x41 + 10)
-            }
-            code = code << 4 | digit
-        }
-        return code
-    }
-
     // MARK: Grammar
 
-    private var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
+    var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
 
-    private func error(_ message: String) -> Error {
+    func error(_ message: String) -> Error {
         Error(message: message, offset: index)
     }
 
@@ -383,111 +301,5 @@ public struct JSONScanner {
             guard let byte = peek, byte >= 0x30 && byte <= 0x39 else { throw error("invalid number exponent") }
             while let byte = peek, byte >= 0x30 && byte <= 0x39 { index += 1 }
         }
-    }
-
-    /// A string: control characters refused, escapes checked, UTF-8 validated.
-    private mutating func string() throws(Error) {
-        index += 1
-        while index < bytes.count {
-            index = Self.plainRunEnd(bytes, from: index)
-            guard index < bytes.count else { break }
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                index += 1
-                return
-            }
-            if byte == UInt8(ascii: "\\") {
-                index += 1
-                guard let escaped = peek else { break }
-                switch escaped {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
-                    UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
-                    index += 1
-                case UInt8(ascii: "u"):
-                    guard index + 5 <= bytes.count else { throw error("truncated \\u escape") }
-                    for k in 1...4 where !DeviceToken.isHexDigit(bytes[index + k]) {
-                        throw error("invalid \\u escape")
-                    }
-                    index += 5
-                default:
-                    throw error("invalid escape")
-                }
-                continue
-            }
-            if byte < 0x20 { throw error("control character in a string") }
-            if byte < 0x80 {
-                index += 1
-                continue
-            }
-            try utf8Sequence(byte)
-        }
-        throw error("unterminated string")
-    }
-
-    /// The first index at or after `start` holding a byte that is not plain printable ASCII (a
-    /// quote, a backslash, a control character or a non-ASCII byte), or `bytes.count`. Tokens,
-    /// ids and most payload text are plain: they are skipped eight bytes at a time, and the
-    /// special byte is found inside its word (most strings are shorter than a word: their closing
-    /// quote is in the first one).
-    @inline(__always)
-    private static func plainRunEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
-        var index = start
-        let count = bytes.count
-        guard let base = bytes.baseAddress else { return count }
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        while index + 8 <= count {
-            // Little-endian: byte k of the word is bytes[index + k].
-            let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
-            // A byte is special when it is below 0x20, at or above 0x80, '"' or '\\'. The
-            // classic "has a zero byte" test, on the word itself and on the word XOR each quote.
-            // A borrow may also flag bytes above the first special one, never below it: the
-            // lowest flag is exact.
-            let control = (word &- ones &* 0x20) & ~word
-            let quote = word ^ (ones &* 0x22)
-            let backslash = word ^ (ones &* 0x5C)
-            let special = (control | word | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)) & highs
-            if special != 0 { return index + special.trailingZeroBitCount >> 3 }
-            index += 8
-        }
-        while index < count {
-            let byte = base[index]
-            guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") else { return index }
-            index += 1
-        }
-        return index
-    }
-
-    /// Validates one multi-byte UTF-8 sequence starting with `lead` (RFC 3629: no overlongs,
-    /// no surrogates, nothing above U+10FFFF).
-    private mutating func utf8Sequence(_ lead: UInt8) throws(Error) {
-        let length: Int
-        var low: UInt8 = 0x80
-        var high: UInt8 = 0xBF
-        switch lead {
-        case 0xC2...0xDF: length = 2
-        case 0xE0:
-            length = 3
-            low = 0xA0
-        case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED:
-            length = 3
-            high = 0x9F
-        case 0xF0:
-            length = 4
-            low = 0x90
-        case 0xF1...0xF3: length = 4
-        case 0xF4:
-            length = 4
-            high = 0x8F
-        default: throw error("invalid UTF-8")
-        }
-        guard index + length <= bytes.count else { throw error("truncated UTF-8") }
-        let second = bytes[index + 1]
-        guard second >= low && second <= high else { throw error("invalid UTF-8") }
-        for k in 2..<length where bytes[index + k] & 0xC0 != 0x80 {
-            throw error("invalid UTF-8")
-        }
-        index += length
     }
 }

@@ -14,7 +14,7 @@ import PushlineTLS
 /// Requests are read as bytes (no `String` per header) and counted in this connection's own
 /// counters: the mock must outrun the clients it measures.
 final class MockConnection: HTTP2ServerDelegate {
-    private let shared: MockShared
+    let shared: MockShared
     private let channel: any Channel
     let id: Int
     private var policy: MockPolicy
@@ -22,11 +22,11 @@ final class MockConnection: HTTP2ServerDelegate {
     /// Which requests the timed outage covers (all without `--outage-topic`/`--outage-key-id`).
     private var outageScope: MockOutageScope
     private var limitDropped = false
-    private let counters: MockStats.ConnectionCounters
+    let counters: MockStats.ConnectionCounters
     /// The most streams open at once here so far (the shared stats keep the maximum over all).
     private var maxOpenStreams = 0
     /// Reused for every response: answering allocates nothing here.
-    private var responseFields = HTTP2HeaderFields(capacity: 128)
+    var responseFields = HTTP2HeaderFields(capacity: 128)
     private var goingAway = false
     /// The last-stream-id of the GOAWAY this connection sent: later streams are not processed.
     private var goAwayLastStreamID: Int32 = .max
@@ -34,7 +34,7 @@ final class MockConnection: HTTP2ServerDelegate {
     private var delayed: [Int32: Scheduled<Void>] = [:]
     private var idleTimer: Scheduled<Void>?
 
-    private var configuration: MockConfiguration { shared.configuration }
+    var configuration: MockConfiguration { shared.configuration }
 
     init(shared: MockShared, channel: any Channel) {
         self.shared = shared
@@ -303,66 +303,6 @@ final class MockConnection: HTTP2ServerDelegate {
         return verdict.refusal
     }
 
-    /// `received`: when the request arrived (unix ms), for the recorder.
-    private func respond(
-        _ connection: HTTP2ServerHandler,
-        _ request: HTTP2ServerRequest,
-        _ answer: MockAnswer,
-        outage: Bool,
-        received: Int64
-    ) {
-        let status = answer.status
-        let reason = answer.reason
-        responseFields.removeAll()
-        // The id the request came with, echoed (APNs makes one up when it had none): `apns-id`
-        // for a push, `apns-request-id` for a broadcast or a channel-management request. A unique
-        // value per response: indexing it in HPACK would only churn both dynamic tables.
-        let idHeader = answer.api == .push ? "apns-id" : "apns-request-id"
-        let echoed: Void? = request.withHeaderValue(named: idHeader) { id in
-            responseFields.append(idHeader, value: id, neverIndex: true)
-        }
-        if echoed == nil {
-            shared.ids.withNext { responseFields.append(idHeader, value: $0, neverIndex: true) }
-        }
-        // APNs' development environment sends apns-unique-id with every push; a delivered
-        // broadcast gets one in every environment.
-        if (answer.api == .push && configuration.uniqueIDs) || (answer.api == .broadcast && status == 200) {
-            shared.ids.withNext { responseFields.append("apns-unique-id", value: $0, neverIndex: true) }
-        }
-        if let channelID = answer.channelID {
-            responseFields.append("apns-channel-id", channelID, neverIndex: true)
-        }
-        var body: ByteBuffer?
-        if let reason {
-            body = ByteBuffer(string: APNSErrorBody.make(reason: reason.rawValue, timestamp: answer.timestamp))
-            responseFields.append("content-type", "application/json")
-        } else if let json = answer.body {
-            body = ByteBuffer(string: json)
-            responseFields.append("content-type", "application/json")
-        }
-        guard connection.respond(to: request.streamID, status: status, fields: responseFields, body: body) else { return }
-        shared.stats.answered(status: status, reason: reason?.rawValue, counters: counters)
-        if answer.api == .broadcast { shared.stats.broadcastAnswered(status: status) }
-        if outage { shared.stats.outageAnswered() }
-        if let recorder = shared.recorder {
-            recorder.record(
-                RequestRecorder.Entry(
-                    connection: id,
-                    stream: request.streamID,
-                    token: Self.token(of: request.path),
-                    headers: request.headers.filter { $0.name != "authorization" }.map { ($0.name, $0.value) },
-                    neverIndexed: request.headers.filter(\.neverIndex).map(\.name),
-                    payloadBytes: request.body?.readableBytes ?? 0,
-                    payload: request.body.map { String(buffer: $0) } ?? "",
-                    status: status,
-                    reason: reason?.rawValue,
-                    receivedMilliseconds: received,
-                    answeredMilliseconds: RequestRecorder.nowMilliseconds()
-                )
-            )
-        }
-    }
-
     // MARK: Chaos (performed)
 
     /// Lowers the advertised limit to 1 for a while. Streams held for latency beyond the first are
@@ -410,11 +350,6 @@ final class MockConnection: HTTP2ServerDelegate {
         }
         certificateTopic = .some(bundleID)
         return bundleID
-    }
-
-    private static func token(of path: String) -> String {
-        let prefix = "/3/device/"
-        return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : ""
     }
 }
 
