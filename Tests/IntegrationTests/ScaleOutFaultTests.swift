@@ -37,9 +37,13 @@ import Testing
         try await Task.sleep(for: .seconds(4))
         let (distinct, duplicates) = watcher.deliveredTokens
         #expect(distinct == tokens.count, "nothing missing")
-        // 4 connections x 5 streams were on the wire; without the withdrawal the old owner sent
-        // its whole backlog again after the handover.
-        #expect(duplicates <= 20, "only requests on the wire went twice: \(duplicates)")
+        // 4 connections x 5 streams: at most two stream-fulls go twice. Those still on the wire at
+        // the handover (the old owner publishes their late answers), and those answered during
+        // the 2 s drain (sent before it: the mock answers in 3 s) whose job's other token was
+        // withdrawn, so that the job is given up and its next owner sends both tokens. CI's runs
+        // gave 20 and 26. Without the withdrawal the old owner sent its whole backlog again after
+        // the handover (about 200).
+        #expect(duplicates <= 40, "only requests on the wire in the drain went twice: \(duplicates)")
         print("revoke drain timeout: \(distinct) delivered, \(duplicates) duplicates")
         await ScaleOutTests.stop([first, second], watcher, harness)
         _ = port
