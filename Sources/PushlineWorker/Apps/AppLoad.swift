@@ -52,13 +52,6 @@ final class AppLoad: Sendable {
         lastSeen.store(now.nanoseconds, ordering: .relaxed)
     }
 
-    /// When the app stops counting as having work if nothing else comes: its last job's read plus
-    /// `activeForNanoseconds`; nil when no job of it was read.
-    var activeUntil: MonotonicInstant? {
-        let seen = lastSeen.load(ordering: .relaxed)
-        return seen == .min ? nil : MonotonicInstant(nanoseconds: seen &+ Self.activeForNanoseconds)
-    }
-
     /// Whether the app has work: notifications in flight, or a job read in the last `activeForNanoseconds`.
     func isActive(at now: MonotonicInstant) -> Bool {
         if inflight.value > 0 { return true }

@@ -18,9 +18,6 @@ final class AppWindow: Sendable {
     /// The same, in name order (a scan for the share is over a few apps).
     let all: [AppLoad]
     let gate: InflightGate
-    /// Signalled when an app's hold begins or ends (`setHeld`): what the deferred intake waits on
-    /// besides its own arrivals and each app's room.
-    let holdChanged = ChangeSignal()
 
     /// `apps`: each configured app's name and pace (`max_rate`, 0: none).
     init(apps: [String: Int], gate: InflightGate) {
@@ -33,18 +30,10 @@ final class AppWindow: Sendable {
 
     func load(of app: String) -> AppLoad? { loads[app] }
 
-    /// The pool of `app` held it (`true`) or ended its hold (the pool's hold observer calls this).
+    /// The pool of `app` held it (`true`) or ended its hold (the pool's hold observer calls this,
+    /// with the change as a value).
     func setHeld(_ held: Bool, app: String) {
-        guard let load = loads[app] else { return }
-        load.isHeld = held
-        holdChanged.signal()
-    }
-
-    /// When the shares next grow by the clock alone: the first moment an app with nothing in
-    /// flight stops counting as having work (`AppLoad.isActive`), which hands its part of the
-    /// window to the others; nil when no app is in that state.
-    func nextShareGrowth(after now: MonotonicInstant) -> MonotonicInstant? {
-        all.compactMap { $0.inflight.value == 0 ? $0.activeUntil.flatMap { $0 > now ? $0 : nil } : nil }.min()
+        loads[app]?.isHeld = held
     }
 
     /// `load`'s share of the window now: the window over the apps with work that are not held

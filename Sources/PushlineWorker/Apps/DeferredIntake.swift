@@ -15,10 +15,6 @@ import Synchronization
 ///
 /// Memory is bounded: at `maxHeld` jobs held, the deferred consumer pauses until half are gone.
 /// What is held is not started, so a revoke or a shutdown leaves it to the partition's next owner.
-///
-/// Nothing is polled: after each turn the intake waits (`DeferredWake`) for a job read back, a
-/// hold's change, a raised window, an app's room, or the first time the clock alone makes a held
-/// job ready, whichever comes first.
 final class DeferredIntake: Service, Sendable {
     private let consumer: KafkaConsumer
     private let pipeline: JobPipeline
@@ -26,9 +22,8 @@ final class DeferredIntake: Service, Sendable {
     private let metrics: [String: AppWindowMetrics]
     private let logger: Logger
     private let maxHeld: Int
+    private let interval: Duration
     private let queue = Mutex(DeferredQueue())
-    /// Signalled when a job is read back (`take`).
-    private let arrivals = ChangeSignal()
     private let paused = Atomic<Bool>(false)
 
     init(
@@ -37,7 +32,8 @@ final class DeferredIntake: Service, Sendable {
         window: AppWindow,
         metrics: [String: AppWindowMetrics],
         logger: Logger,
-        maxHeld: Int = 2000
+        maxHeld: Int = 2000,
+        interval: Duration = .milliseconds(20)
     ) {
         self.consumer = consumer
         self.pipeline = pipeline
@@ -45,6 +41,7 @@ final class DeferredIntake: Service, Sendable {
         self.metrics = metrics
         self.logger = logger
         self.maxHeld = maxHeld
+        self.interval = interval
         pipeline.cancellations.onCancel { [weak self] in self?.releaseCancelled() }
     }
 
@@ -117,25 +114,17 @@ final class DeferredIntake: Service, Sendable {
             consumer.pause()
         }
         if pipeline.cancellations.epoch != cancelEpoch { releaseCancelled() }
-        arrivals.signal()
     }
 
     private func releaseLoop() async {
+        var turns = 0
         while !Task.isCancelled {
-            // Read before the turn: a change during it wakes the wait at once.
-            let seen = (arrivals.generation, window.holdChanged.generation, window.gate.limitRaised.generation)
-            let wake = releaseReady()
-            for (app, metrics) in metrics { metrics.parkedJobs.record(held(app)) }
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { await self.arrivals.wait(after: seen.0, until: wake.deadline) }
-                group.addTask { await self.window.holdChanged.wait(after: seen.1) }
-                group.addTask { await self.window.gate.limitRaised.wait(after: seen.2) }
-                for (load, atMost) in wake.rooms {
-                    group.addTask { _ = await load.inflight.wait(atMost: atMost) }
-                }
-                await group.next()
-                group.cancelAll()
+            releaseReady()
+            turns += 1
+            if turns % 16 == 0 {
+                for (app, metrics) in metrics { metrics.parkedJobs.record(held(app)) }
             }
+            try? await Task.sleep(for: interval)
         }
     }
 
@@ -162,32 +151,22 @@ final class DeferredIntake: Service, Sendable {
         }
     }
 
-    /// Hands each app's ready jobs to the pipeline, within its room; returns what the jobs still
-    /// held wait for.
-    @discardableResult
-    func releaseReady() -> DeferredWake {
+    /// Hands each app's ready jobs to the pipeline, within its room.
+    func releaseReady() {
         let now = MonotonicInstant.now
         let wall = pipeline.results.wallClockMilliseconds()
-        var wake = DeferredWake()
         for app in queue.withLock({ $0.appsWaiting }) {
             guard let load = window.load(of: app) else { continue }
             // Within its room (a held app's: its probe, when it has nothing in flight).
-            let admission = window.state(of: load, at: now)
-            let (entries, due, ready) = queue.withLock { queue in
-                let taken = queue.take(app: app, room: admission.room, now: wall)
-                return (taken, queue.nextDue(app: app, after: wall), queue.hasReady(app: app, now: wall))
-            }
-            if let due { wake.wake(at: now.advanced(by: .milliseconds(due - wall))) }
-            if ready { wake.wake(when: load, isAtMost: DeferredWake.roomThreshold(admission)) }
+            let room = window.state(of: load, at: now).room
+            let entries = queue.withLock { $0.take(app: app, room: room, now: wall) }
             guard !entries.isEmpty else { continue }
             metrics[app]?.unparked.increment(by: entries.count)
             hand(entries)
         }
-        if let growth = window.nextShareGrowth(after: now) { wake.wake(at: growth) }
         if paused.load(ordering: .relaxed), queue.withLock({ $0.count }) < maxHeld / 2 {
             paused.store(false, ordering: .relaxed)
             consumer.resume()
         }
-        return wake
     }
 }

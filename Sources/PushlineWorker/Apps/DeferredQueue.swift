@@ -76,26 +76,6 @@ struct DeferredQueue: Sendable {
         return taken
     }
 
-    /// The earliest not-before time, after `now`, of an entry that is next in its lane for `app`
-    /// (what would stop a `take` by the clock alone); nil when no lane's next entry is waiting
-    /// for its time.
-    func nextDue(app: String, after now: Int64) -> Int64? {
-        guard let lanes = apps[app] else { return nil }
-        let heads = [
-            lanes.urgentHead < lanes.urgent.count ? lanes.urgent[lanes.urgentHead].notBefore : nil,
-            lanes.bulkHead < lanes.bulk.count ? lanes.bulk[lanes.bulkHead].notBefore : nil,
-        ]
-        return heads.compactMap { $0.flatMap { $0 > now ? $0 : nil } }.min()
-    }
-
-    /// Whether a lane of `app` has a next entry whose time has come by `now`: after a `take`, one
-    /// that waits only for room.
-    func hasReady(app: String, now: Int64) -> Bool {
-        guard let lanes = apps[app] else { return false }
-        return (lanes.urgentHead < lanes.urgent.count && lanes.urgent[lanes.urgentHead].notBefore <= now)
-            || (lanes.bulkHead < lanes.bulk.count && lanes.bulk[lanes.bulkHead].notBefore <= now)
-    }
-
     /// Takes out, in order, every app's entries `picked` chooses (the jobs of a cancel, which need
     /// no room: they end without a request), whatever their room or not-before time.
     mutating func take(where picked: (Entry) -> Bool) -> [Entry] {

@@ -58,13 +58,8 @@ final class InflightGate: Sendable {
     /// A new limit, within 1...`maximum`. A raise is seen by the next admission; an intake
     /// already waiting wakes at the next release.
     func setLimit(_ limit: Int) {
-        let limit = min(maximum, max(1, limit))
-        if currentLimit.exchange(limit, ordering: .relaxed) < limit { limitRaised.signal() }
+        currentLimit.store(min(maximum, max(1, limit)), ordering: .relaxed)
     }
-
-    /// Signalled when the limit grows (`setLimit`): room that no release made (the deferred intake
-    /// waits on it, since each app's share is a part of the limit).
-    let limitRaised = ChangeSignal()
 
     var count: Int { inflight.value }
 
