@@ -208,42 +208,7 @@ public struct Job: Sendable, Hashable {
         payload: [UInt8],
         deadlineMilliseconds: Int64? = nil,
         channelID: String? = nil,
-        meta: [UInt8]? = nil,
-        campaign: String? = nil,
-        collapseDuplicates: Bool = false
-    ) {
-        self.init(
-            id: id,
-            deviceTokens: deviceTokens,
-            app: app,
-            topic: topic,
-            pushType: pushType,
-            priority: priority,
-            expiration: expiration,
-            collapseID: collapseID,
-            payload: payload,
-            deadlineMilliseconds: deadlineMilliseconds,
-            channelID: channelID,
-            echo: JobEcho(campaign: campaign, meta: meta),
-            collapseDuplicates: collapseDuplicates
-        )
-    }
-
-    /// `collapseDuplicates`: the job's requests carry a collapse id derived from `id` when it
-    /// has none of its own and is not a broadcast (`requestCollapseID`, `DerivedCollapseID`).
-    public init(
-        id: String,
-        deviceTokens: APNSDeviceTokens,
-        app: String,
-        topic: String,
-        pushType: APNSPushType,
-        priority: APNSPriority,
-        expiration: Int64? = nil,
-        collapseID: String? = nil,
-        payload: [UInt8],
-        deadlineMilliseconds: Int64? = nil,
-        channelID: String? = nil,
-        echo: JobEcho,
+        echo: JobEcho = .none,
         collapseDuplicates: Bool = false
     ) {
         box = Box(
