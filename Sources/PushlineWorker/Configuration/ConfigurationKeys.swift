@@ -136,6 +136,14 @@ enum ConfigurationKeys {
             change: "raise it for slow custom endpoints"
         ),
         Key(
+            "apns.ping_timeout_ms",
+            .integer(\.apns.pingTimeoutMilliseconds),
+            rule: .range(1000...600_000),
+            "how long a connection's PING (one a minute) may go unanswered before the connection is replaced and "
+                + "its unanswered requests are sent again on another",
+            change: "raise it where the server or the worker's host can stall for seconds (an overloaded test host)"
+        ),
+        Key(
             "apns.max_attempts",
             .integer(\.apns.maxAttempts),
             rule: .range(1...50),

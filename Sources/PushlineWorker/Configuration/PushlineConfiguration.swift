@@ -78,6 +78,8 @@ public struct PushlineConfiguration: Sendable, Hashable {
         public var connectSpacingMilliseconds = 1000
         public var maxStreamsPerConnection = 1000
         public var requestTimeoutMilliseconds = 10_000
+        /// How long a PING may go unanswered before its connection is replaced.
+        public var pingTimeoutMilliseconds = 10_000
         public var maxAttempts = 5
         /// Broadcast channel management: production | sandbox (Apple's `api-manage-broadcast`
         /// hosts) | HOST:PORT; "" = the channel hosts of each app's push environment.

@@ -32,6 +32,7 @@ public enum APNSClients {
                 maxStreamsPerConnection: apns.maxStreamsPerConnection,
                 requestTimeout: .milliseconds(apns.requestTimeoutMilliseconds),
                 retryPolicy: RetryPolicy(maxAttempts: apns.maxAttempts),
+                pingTimeout: .milliseconds(apns.pingTimeoutMilliseconds),
                 name: name,
                 health: AppHealth.Thresholds(
                     minimumSystemic: apns.holdMinimumSystemic,
