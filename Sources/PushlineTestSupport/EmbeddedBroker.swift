@@ -68,12 +68,15 @@ public final class EmbeddedBroker: @unchecked Sendable {
         self.clientProperties = object["client_properties"] as? [String: String] ?? [:]
     }
 
-    /// Creates a topic with `partitions` partitions.
-    public func createTopic(_ name: String, partitions: Int) throws {
-        let answer: String? = commands.withLock { _ in
-            let line = Array("topic \(name) \(partitions)\n".utf8)
-            let written = line.withUnsafeBytes { write(requests.fileDescriptor, $0.baseAddress, $0.count) }
-            return written == line.count ? Self.readLine(answers) : nil
+    /// Creates a topic with `partitions` partitions (the helper's answer is waited for off the
+    /// cooperative pool: `offThePool`).
+    public func createTopic(_ name: String, partitions: Int) async throws {
+        let answer: String? = await offThePool {
+            self.commands.withLock { _ in
+                let line = Array("topic \(name) \(partitions)\n".utf8)
+                let written = line.withUnsafeBytes { write(self.requests.fileDescriptor, $0.baseAddress, $0.count) }
+                return written == line.count ? Self.readLine(self.answers) : nil
+            }
         }
         guard answer == "ok" else {
             throw TestSupportError("creating topic \(name): \(answer ?? "the stack helper exited")")
@@ -83,7 +86,10 @@ public final class EmbeddedBroker: @unchecked Sendable {
     /// Whether the helper (and so the broker) is still running.
     public var isRunning: Bool { helper.isRunning }
 
-    /// Stops the broker and its helper. Idempotent.
+    /// Stops the broker and its helper, without waiting for them: the helper stops the broker
+    /// on SIGTERM, and a thread of its own kills it if it is still running 10 s later (the
+    /// caller, often a test's `defer` on the cooperative pool, must not wait: `offThePool`).
+    /// Idempotent.
     public func stop() {
         Self.stop(helper, requests: requests)
     }
@@ -94,14 +100,14 @@ public final class EmbeddedBroker: @unchecked Sendable {
         // this process may hold a copy of the pipe's write end.
         try? requests.close()
         kill(helper.processIdentifier, SIGTERM)
-        let deadline = Date().addingTimeInterval(10)
-        while helper.isRunning && Date() < deadline {
-            usleep(10_000)
-        }
-        if helper.isRunning {
-            kill(helper.processIdentifier, SIGKILL)
-            helper.waitUntilExit()
-        }
+        let pid = helper.processIdentifier
+        Thread {
+            let deadline = Date().addingTimeInterval(10)
+            while helper.isRunning && Date() < deadline {
+                usleep(10_000)
+            }
+            if helper.isRunning { kill(pid, SIGKILL) }
+        }.start()
     }
 
     /// One line from the helper, without its newline; nil at end of file.

@@ -4,8 +4,13 @@ import Foundation
 /// `worker_config` is the one writer of the local stack's configuration, for the scripts and the
 /// tests alike. `spec` holds that function's arguments (brokers, group_id, metrics_listen,
 /// apns_endpoint, ca_file, key_file, key_id, team_id, topics, apps, overrides, ...).
-public func writeStackConfig(_ spec: [String: Any], to path: String) throws {
+/// The helper is waited for off the cooperative pool (`offThePool`).
+public func writeStackConfig(_ spec: [String: Any], to path: String) async throws {
     let json = try JSONSerialization.data(withJSONObject: spec)
+    try await offThePool { try runStackConfig(json, to: path) }
+}
+
+private func runStackConfig(_ json: Data, to path: String) throws {
     let process = Process()
     process.executableURL = try ProjectPaths.python()
     process.arguments = [ProjectPaths.root.appendingPathComponent("scripts/lib/stack.py").path, "config", "--out", path]

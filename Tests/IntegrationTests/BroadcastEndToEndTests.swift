@@ -17,7 +17,7 @@ import Testing
         let config = harness.configPath
 
         // An operator makes a channel; its id is the one line on standard output.
-        let created = try runPushline(["channels", "create", "--config", config, "--app", "default", "--storage-policy", "1"])
+        let created = try await runPushline(["channels", "create", "--config", config, "--app", "default", "--storage-policy", "1"])
         // It said goodbye: a GOAWAY before it closed its connection.
         try await waitUntil("the channel client's connection closed") { harness.mock.stats.openConnections == 0 }
         #expect(harness.mock.stats.connections == 1)
@@ -25,18 +25,18 @@ import Testing
         #expect(created.status == 0, "\(created.stderr)")
         let channel = created.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(!channel.isEmpty && !channel.contains("\n") && channel.utf8.count % 4 == 0, "a base64 id: \(created.stdout)")
-        let read = try runPushline(["channels", "get", "--config", config, "--channel-id", channel])
+        let read = try await runPushline(["channels", "get", "--config", config, "--channel-id", channel])
         #expect(read.status == 0 && read.stdout == "\(channel) message-storage-policy=1\n", "\(read.stdout)\(read.stderr)")
 
         // A second channel fits the mock's limit of two; a third is Apple's refusal: exit 2, the reason.
-        let second = try runPushline(["channels", "create", "--config", config, "--storage-policy", "0"])
+        let second = try await runPushline(["channels", "create", "--config", config, "--storage-policy", "0"])
         #expect(second.status == 0, "\(second.stderr)")
         let other = second.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let third = try runPushline(["channels", "create", "--config", config])
+        let third = try await runPushline(["channels", "create", "--config", config])
         #expect(third.status == 2)
         #expect(third.stdout.isEmpty)
         #expect(third.stderr.contains("400 CannotCreateChannelConfig"), "\(third.stderr)")
-        let listed = try runPushline(["channels", "list", "--config", config])
+        let listed = try await runPushline(["channels", "list", "--config", config])
         #expect(listed.status == 0 && listed.stdout == "\(channel)\n\(other)\n", "\(listed.stdout)\(listed.stderr)")
 
         // A broadcast job: one delivery record with the channel in place of a token.
@@ -64,9 +64,9 @@ import Testing
         #expect((delivered["apns_id"] as? String)?.count == 36)
 
         // The operator deletes the channel; reading it now is Apple's refusal.
-        let deleted = try runPushline(["channels", "delete", "--config", config, "--channel-id", channel])
+        let deleted = try await runPushline(["channels", "delete", "--config", config, "--channel-id", channel])
         #expect(deleted.status == 0 && deleted.stdout == "\(channel)\n", "\(deleted.stderr)")
-        let readAgain = try runPushline(["channels", "get", "--config", config, "--channel-id", channel])
+        let readAgain = try await runPushline(["channels", "get", "--config", config, "--channel-id", channel])
         #expect(readAgain.status == 2)
         #expect(readAgain.stderr.contains("400 ChannelNotRegistered"), "\(readAgain.stderr)")
 
@@ -147,15 +147,17 @@ import Testing
         mock.standardOutput = out
         mock.standardError = FileHandle.nullDevice
         try mock.run()
-        defer {
-            kill(mock.processIdentifier, SIGTERM)
-            mock.waitUntilExit()
-        }
-        var line = ""
-        while !line.hasSuffix("\n") {
-            let byte = out.fileHandleForReading.readData(ofLength: 1)
-            if byte.isEmpty { break }
-            line += String(decoding: byte, as: UTF8.self)
+        // Not waited for: Process reaps it (a wait here would block the cooperative pool).
+        defer { kill(mock.processIdentifier, SIGTERM) }
+        let reading = out.fileHandleForReading
+        let line = await offThePool {
+            var line = ""
+            while !line.hasSuffix("\n") {
+                let byte = reading.readData(ofLength: 1)
+                if byte.isEmpty { break }
+                line += String(decoding: byte, as: UTF8.self)
+            }
+            return line
         }
         let port = try #require(
             line.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) },
@@ -175,23 +177,23 @@ import Testing
             auth: {type: "token", key_file: "\(key)", key_id: "ABC123DEFG", team_id: "DEF123GHIJ"}
         """.write(toFile: config, atomically: true, encoding: .utf8)
 
-        let first = try runPushline(["channels", "create", "--config", config, "--storage-policy", "0"])
+        let first = try await runPushline(["channels", "create", "--config", config, "--storage-policy", "0"])
         #expect(first.status == 0 && !first.stdout.isEmpty, "\(first.stderr)")
-        let second = try runPushline(["channels", "create", "--config", config, "--storage-policy", "0"])
+        let second = try await runPushline(["channels", "create", "--config", config, "--storage-policy", "0"])
         #expect(second.status == 2)
         #expect(second.stderr == "channels create: APNs refused (127.0.0.1:\(port)): 400 CannotCreateChannelConfig\n", "\(second.stderr)")
         // A bundle id the mock's --topic does not allow: the credential is not for it.
-        let mismatch = try runPushline(["channels", "list", "--config", config, "--app", "other"])
+        let mismatch = try await runPushline(["channels", "list", "--config", config, "--app", "other"])
         #expect(mismatch.status == 2 && mismatch.stderr.contains("403 TopicMismatch"), "\(mismatch.stderr)")
         // Arguments the command cannot use: exit 2 before anything is sent.
-        let missing = try runPushline(["channels", "delete", "--config", config])
+        let missing = try await runPushline(["channels", "delete", "--config", config])
         #expect(missing.status == 2 && missing.stderr.contains("--channel-id: required by delete"), "\(missing.stderr)")
-        let unknownApp = try runPushline(["channels", "list", "--config", config, "--app", "nope"])
+        let unknownApp = try await runPushline(["channels", "list", "--config", config, "--app", "nope"])
         #expect(unknownApp.status == 2 && unknownApp.stderr.contains("--app: 'nope'"), "\(unknownApp.stderr)")
         // Nobody listening: not Apple's refusal, exit 1.
         try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(of: "127.0.0.1:\(port)", with: "127.0.0.1:1")
             .write(toFile: config, atomically: true, encoding: .utf8)
-        let unreachable = try runPushline(["channels", "list", "--config", config])
+        let unreachable = try await runPushline(["channels", "list", "--config", config])
         #expect(unreachable.status == 1 && unreachable.stderr.contains("no answer from 127.0.0.1:1"), "\(unreachable.stderr)")
     }
 }

@@ -33,8 +33,11 @@ import Testing
 
     /// Runs `pushline cancel` against the harness's configuration; its exit status, and when
     /// Kafka stamped the record (unix ms, from its output).
-    static func cancel(_ harness: Harness, _ arguments: [String]) throws -> (status: Int32, writtenMilliseconds: Int64?, output: String) {
-        let (status, stdout, stderr) = try runPushline(["cancel", "--config", harness.configPath] + arguments)
+    static func cancel(
+        _ harness: Harness,
+        _ arguments: [String]
+    ) async throws -> (status: Int32, writtenMilliseconds: Int64?, output: String) {
+        let (status, stdout, stderr) = try await runPushline(["cancel", "--config", harness.configPath] + arguments)
         let written = stdout.split(separator: " ").last.flatMap { Int64($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
         return (status, written, stdout + stderr)
     }
@@ -86,7 +89,7 @@ import Testing
         try await waitUntil("30% of the campaign's results", timeout: .seconds(90), interval: .milliseconds(10)) {
             watcher.finals(prefix: "spring-") >= total * 3 / 10
         }
-        let (status, written, output) = try Self.cancel(harness, ["--campaign", "spring", "--reason", "wrong link"])
+        let (status, written, output) = try await Self.cancel(harness, ["--campaign", "spring", "--reason", "wrong link"])
         #expect(status == 0, "\(output)")
         let cancelledAt = try #require(written, "the CLI prints the record's timestamp: \(output)")
         try await waitUntil("every job done", timeout: .seconds(90), interval: .milliseconds(100)) {
@@ -146,7 +149,7 @@ import Testing
         let recording = try ProjectPaths.temporaryDirectory("cancel").appendingPathComponent("requests.jsonl").path
         let harness = try await Harness.start { $0.recordFile = recording }
         // Before any worker runs: the worker reads it at boot.
-        let early = try Self.cancel(harness, ["--campaign", "early"])
+        let early = try await Self.cancel(harness, ["--campaign", "early"])
         #expect(early.status == 0, "\(early.output)")
         #expect(early.output.hasPrefix("cancelled campaign:early: push.jobs.control["), "\(early.output)")
         let watcher = try await CancelWatcher.start(harness)
@@ -157,7 +160,7 @@ import Testing
         try await waitUntil("the first jobs done", timeout: .seconds(60), interval: .milliseconds(100)) { watcher.jobsDone >= 6 }
 
         // Lifted: jobs of the campaign that arrive from now on are sent.
-        let undo = try Self.cancel(harness, ["--campaign", "early", "--undo"])
+        let undo = try await Self.cancel(harness, ["--campaign", "early", "--undo"])
         #expect(undo.status == 0 && undo.output.hasPrefix("lifted campaign:early"), "\(undo.output)")
         try await waitUntil("the worker saw the undo", timeout: .seconds(10), interval: .milliseconds(50)) {
             worker.log.contains("cancel lifted")
@@ -188,23 +191,23 @@ import Testing
         #expect((plain.tokens + after.tokens).allSatisfy { arrivals[$0]?.count == 1 })
     }
 
-    @Test func theCancelCommandRefusesBothOrNeitherTargetAndSaysWhenKafkaDoesNotAcknowledge() throws {
+    @Test func theCancelCommandRefusesBothOrNeitherTargetAndSaysWhenKafkaDoesNotAcknowledge() async throws {
         let directory = try ProjectPaths.temporaryDirectory("cancel-cli")
         let config = directory.appendingPathComponent("kafka.yaml").path
         // Nothing listens on port 1: the record is never acknowledged.
         try "kafka:\n  brokers: \"127.0.0.1:1\"\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let both = try runPushline(["cancel", "--config", config, "--campaign", "a", "--job", "b"])
+        let both = try await runPushline(["cancel", "--config", config, "--campaign", "a", "--job", "b"])
         #expect(both.status == 2)
         #expect(both.stderr.contains("--campaign and --job: give only one of them"), "\(both.stderr)")
-        let neither = try runPushline(["cancel", "--config", config])
+        let neither = try await runPushline(["cancel", "--config", config])
         #expect(neither.status == 2)
         #expect(neither.stderr.contains("--campaign NAME or --job ID"), "\(neither.stderr)")
-        let tooLong = try runPushline(["cancel", "--config", config, "--job", String(repeating: "j", count: 129)])
+        let tooLong = try await runPushline(["cancel", "--config", config, "--job", String(repeating: "j", count: 129)])
         #expect(tooLong.status == 2 && tooLong.stderr.contains("1 to 128 bytes"), "\(tooLong.stderr)")
-        let unreachable = try runPushline(["cancel", "--config", config, "--campaign", "a", "--timeout", "2"])
+        let unreachable = try await runPushline(["cancel", "--config", config, "--campaign", "a", "--timeout", "2"])
         #expect(unreachable.status == 1)
         #expect(unreachable.stderr.contains("cancel: campaign:a not written to push.jobs.control"), "\(unreachable.stderr)")
-        let help = try runPushline(["cancel", "--help"])
+        let help = try await runPushline(["cancel", "--help"])
         #expect(help.status == 0 && help.stdout.contains("--undo") && help.stdout.contains("kafka.control_topic"))
     }
 }

@@ -4,11 +4,11 @@ import Testing
 
 /// The `pushline` binary's exit codes and messages, as operators meet them.
 @Suite struct CommandLineTests {
-    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (Int32, String, String) {
-        try runPushline(arguments, environment: environment)
+    func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (Int32, String, String) {
+        try await runPushline(arguments, environment: environment)
     }
 
-    @Test func threeMistakesExitTwoWithOneLineEach() throws {
+    @Test func threeMistakesExitTwoWithOneLineEach() async throws {
         let directory = try ProjectPaths.temporaryDirectory("cli")
         let config = directory.appendingPathComponent("bad.yaml").path
         try """
@@ -21,7 +21,7 @@ import Testing
             bundle_id: "com.example.app"
             auth: {type: "token", key_file: "/nonexistent/AuthKey.p8", key_id: "K", team_id: "T"}
         """.write(toFile: config, atomically: true, encoding: .utf8)
-        let (status, _, stderr) = try run(["run", "--config", config])
+        let (status, _, stderr) = try await run(["run", "--config", config])
         let lines = stderr.split(separator: "\n")
         #expect(status == 2)
         #expect(lines.count == 3, "\(stderr)")
@@ -30,7 +30,7 @@ import Testing
         #expect(lines.contains { $0.hasPrefix("apps.default.auth.key_file:") })
     }
 
-    @Test func aProductionOnlyKeyPointedAtSandboxExitsTwoWithOneLine() throws {
+    @Test func aProductionOnlyKeyPointedAtSandboxExitsTwoWithOneLine() async throws {
         let directory = try ProjectPaths.temporaryDirectory("cli")
         let key = directory.appendingPathComponent("AuthKey.p8").path
         try "key".write(toFile: key, atomically: true, encoding: .utf8)
@@ -44,29 +44,29 @@ import Testing
             bundle_id: "com.example.app"
             auth: {type: "token", key_file: "\(key)", key_id: "K", team_id: "T", environment: "production"}
         """.write(toFile: config, atomically: true, encoding: .utf8)
-        let (status, _, stderr) = try run(["run", "--config", config, "--print-config"])
+        let (status, _, stderr) = try await run(["run", "--config", config, "--print-config"])
         let lines = stderr.split(separator: "\n")
         #expect(status == 2)
         #expect(lines.count == 1 && lines[0].hasPrefix("apps.default.auth.environment:"), "\(stderr)")
     }
 
-    @Test func badArgumentsExitTwo() throws {
-        let (status, _, stderr) = try run(["run", "--no-such-flag"])
+    @Test func badArgumentsExitTwo() async throws {
+        let (status, _, stderr) = try await run(["run", "--no-such-flag"])
         #expect(status == 2)
         #expect(stderr.contains("no-such-flag"))
-        let (mockStatus, _, mockError) = try run(["mock-apns", "--listen", "127.0.0.1:0"])
+        let (mockStatus, _, mockError) = try await run(["mock-apns", "--listen", "127.0.0.1:0"])
         #expect(mockStatus == 2)
         #expect(mockError.contains("--tls-cert"))
         // `bench` is no subcommand: scripts/bench runs the benchmarks.
-        let (benchStatus, _, benchError) = try run(["bench"])
+        let (benchStatus, _, benchError) = try await run(["bench"])
         #expect(benchStatus == 2)
         #expect(benchError.contains("bench"))
     }
 
     /// Every flag `pushline mock-apns --help` lists has a row in docs/mock-apns.md's flag table,
     /// and every row there is a flag the mock takes.
-    @Test func everyMockFlagIsDocumentedAndEveryDocumentedFlagExists() throws {
-        let (status, help, _) = try run(["mock-apns", "--help"])
+    @Test func everyMockFlagIsDocumentedAndEveryDocumentedFlagExists() async throws {
+        let (status, help, _) = try await run(["mock-apns", "--help"])
         #expect(status == 0)
         func flags(_ text: Substring) -> Set<String> {
             Set(text.matches(of: /--[a-z0-9][a-z0-9-]*/).map { String($0.output) })
@@ -105,11 +105,15 @@ import Testing
                 process.standardError = FileHandle.nullDevice
             }
             try process.run()
-            var line = ""
-            while !line.contains("listening") {
-                let byte = out.fileHandleForReading.readData(ofLength: 1)
-                if byte.isEmpty { break }
-                line += String(decoding: byte, as: UTF8.self)
+            let reading = out.fileHandleForReading
+            _ = await offThePool {
+                var line = ""
+                while !line.contains("listening") {
+                    let byte = reading.readData(ofLength: 1)
+                    if byte.isEmpty { break }
+                    line += String(decoding: byte, as: UTF8.self)
+                }
+                return line
             }
             kill(process.processIdentifier, SIGUSR1)
             try await waitUntil("the stats file after SIGUSR1", timeout: .seconds(10)) {
@@ -118,12 +122,12 @@ import Testing
             #expect(process.isRunning, "SIGUSR1 killed the mock")
             #expect(FileManager.default.fileExists(atPath: stats))
             kill(process.processIdentifier, SIGTERM)
-            process.waitUntilExit()
+            try await waitUntil("the mock's exit after SIGTERM", timeout: .seconds(30)) { !process.isRunning }
             #expect(process.terminationReason == .exit && process.terminationStatus == 0)
         }
     }
 
-    @Test func printConfigRedactsSecrets() throws {
+    @Test func printConfigRedactsSecrets() async throws {
         let directory = try ProjectPaths.temporaryDirectory("cli")
         let key = directory.appendingPathComponent("AuthKey.p8").path
         try "key".write(toFile: key, atomically: true, encoding: .utf8)
@@ -138,7 +142,10 @@ import Testing
             bundle_id: "com.example.app"
             auth: {type: "token", key_file: "\(key)", key_id: "K", team_id: "T"}
         """.write(toFile: config, atomically: true, encoding: .utf8)
-        let (status, stdout, _) = try run(["run", "--config", config, "--print-config"], environment: ["KAFKA_BROKERS": "10.1.2.3:9092"])
+        let (status, stdout, _) = try await run(
+            ["run", "--config", config, "--print-config"],
+            environment: ["KAFKA_BROKERS": "10.1.2.3:9092"]
+        )
         #expect(status == 0)
         #expect(stdout.contains(#"brokers: "10.1.2.3:9092""#))
         #expect(stdout.contains("<redacted>"))

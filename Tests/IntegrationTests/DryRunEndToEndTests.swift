@@ -92,7 +92,7 @@ import Testing
         let results = try await harness.read(Harness.resultsTopic) { Self.records($0, type: "job_done").count >= jobCount }
         Self.expectRehearsed(dry, in: results)
         // Dry records are in the published contract (status 0, reason dry_run; apns_id null).
-        try RecordContract.validate(results, required: ["delivery", "job_done"])
+        try await RecordContract.validate(results, required: ["delivery", "job_done"])
         let deliveries = Self.records(results, type: "delivery")
         let normal = deliveries.filter { $0["job_id"] as? String == "normal" }
         #expect(normal.count == 3 && normal.allSatisfy { $0["status"] as? Int == 200 }, "the normal job is sent: \(normal)")

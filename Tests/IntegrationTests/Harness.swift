@@ -57,16 +57,20 @@ final class Harness: Sendable {
         /// answered late, and their resends were counted as duplicates (1,197 requests recorded for
         /// 600 single-token jobs). No suite tests the timeout itself, so a slow host cannot trip 60 s.
         requestTimeoutMilliseconds: Int = 60_000,
+        /// `apns.ping_timeout_ms`, for the same reason: beside 22 other suites on CI's two cores the
+        /// mock (in this process) once left a PING unanswered for 10 s, the worker replaced the
+        /// connection and sent its 220 unanswered requests again, which the header test counts.
+        pingTimeoutMilliseconds: Int = 60_000,
         _ configureMock: (inout MockConfiguration) -> Void = { _ in }
     ) async throws -> Harness {
         let broker = try await EmbeddedBroker()
-        try broker.createTopic(jobsTopic, partitions: jobPartitions)
-        try broker.createTopic(resultsTopic, partitions: 4)
-        try broker.createTopic(deadLetterTopic, partitions: 1)
-        try broker.createTopic(invalidationsTopic, partitions: 2)
+        try await broker.createTopic(jobsTopic, partitions: jobPartitions)
+        try await broker.createTopic(resultsTopic, partitions: 4)
+        try await broker.createTopic(deadLetterTopic, partitions: 1)
+        try await broker.createTopic(invalidationsTopic, partitions: 2)
         // Where a worker with several apps parks their jobs (docs/kafka.md, "Apps kept apart").
-        try broker.createTopic(deferredTopic, partitions: 2)
-        if urgentLane { try broker.createTopic(urgentJobsTopic, partitions: 2) }
+        try await broker.createTopic(deferredTopic, partitions: 2)
+        if urgentLane { try await broker.createTopic(urgentJobsTopic, partitions: 2) }
         let mock = try await MockFixture.start(tokenAuth: true) { configuration in
             configuration.topics = [MockFixture.bundleID]
             configureMock(&configuration)
@@ -94,14 +98,17 @@ final class Harness: Sendable {
             ],
             "overrides": [
                 "kafka": ["properties": ["heartbeat.interval.ms": "500", "max.poll.interval.ms": "90000"]],
-                "apns": ["request_timeout_ms": requestTimeoutMilliseconds, "max_attempts": maxAttempts]
-                    .merging(connections.map { ["connections": $0] } ?? [:]) { _, new in new }
-                    .merging(connectSpacingMilliseconds.map { ["connect_spacing_ms": $0] } ?? [:]) { _, new in new },
+                "apns": [
+                    "request_timeout_ms": requestTimeoutMilliseconds, "ping_timeout_ms": pingTimeoutMilliseconds,
+                    "max_attempts": maxAttempts,
+                ]
+                .merging(connections.map { ["connections": $0] } ?? [:]) { _, new in new }
+                .merging(connectSpacingMilliseconds.map { ["connect_spacing_ms": $0] } ?? [:]) { _, new in new },
                 "worker": ["max_inflight": maxInflight, "shutdown_timeout_ms": shutdownTimeoutMilliseconds, "results": results],
             ] as [String: Any],
         ]
         let configPath = directory.appendingPathComponent("config.yaml").path
-        try writeStackConfig(spec, to: configPath)
+        try await writeStackConfig(spec, to: configPath)
         return Harness(broker: broker, mock: mock, directory: directory, configPath: configPath, groupID: groupID, metricsPort: metricsPort)
     }
 
@@ -225,9 +232,9 @@ final class Harness: Sendable {
     ) async throws -> [Int32: Int64?] {
         let partitions = (0..<Int32(count)).map { TopicPartition(topic: topic, partition: $0) }
         let (servers, group, logger) = (broker.bootstrapServers, groupID + groupSuffix, self.logger)
-        let committed = try await Task.detached {
+        let committed = try await offThePool {
             try KafkaConsumer.committedOffsets(bootstrapServers: servers, groupID: group, partitions: partitions, logger: logger)
-        }.value
+        }
         return Dictionary(uniqueKeysWithValues: committed.map { ($0.key.partition, $0.value) })
     }
 

@@ -129,7 +129,7 @@ import Testing
         }
         #expect(typesWithMeta == ["delivery", "token_invalidated", "channel_gone", "job_done", "rejected"])
 
-        try RecordContract.validate(results, required: ["delivery", "token_invalidated", "channel_gone", "job_done", "rejected"])
+        try await RecordContract.validate(results, required: ["delivery", "token_invalidated", "channel_gone", "job_done", "rejected"])
         worker.terminate()
         #expect(await worker.waitForExit(timeout: .seconds(40)) == 0)
         await harness.stop()
@@ -206,7 +206,7 @@ import Testing
         #expect(metaTypes == ["delivery", "token_invalidated", "job_done"])
         #expect(results.allSatisfy { Self.endsWithMeta($0.value, meta) })
 
-        try RecordContract.validate(results, required: ["delivery", "token_invalidated", "job_done"])
+        try await RecordContract.validate(results, required: ["delivery", "token_invalidated", "job_done"])
         worker.terminate()
         #expect(await worker.waitForExit(timeout: .seconds(40)) == 0)
         await harness.stop()

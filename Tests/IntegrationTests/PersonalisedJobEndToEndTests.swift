@@ -65,7 +65,7 @@ import Testing
         await harness.stop()
 
         // Every record, the unrendered tokens' included, as docs/schemas describe them.
-        try RecordContract.validate(results, required: ["delivery", "job_done"])
+        try await RecordContract.validate(results, required: ["delivery", "job_done"])
         let objects = results.map(json)
         var requests: [String: [String]] = [:]
         for line in try String(contentsOfFile: recording, encoding: .utf8).split(separator: "\n") {

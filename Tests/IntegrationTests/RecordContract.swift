@@ -8,7 +8,7 @@ import Testing
 enum RecordContract {
     /// Every record's value goes through its type's schema and result.schema.json; each type in
     /// `required` must be among them.
-    static func validate(_ records: [ReadRecord], required: Set<String>) throws {
+    static func validate(_ records: [ReadRecord], required: Set<String>) async throws {
         var byType: [String: [[UInt8]]] = [:]
         for record in records {
             byType[json(record)["type"] as? String ?? "unknown", default: []].append(record.value)
@@ -22,15 +22,19 @@ enum RecordContract {
             try Data(values.map { $0 + [UInt8(ascii: "\n")] }.joined()).write(to: file)
             arguments += ["--valid", "\(type).schema.json", file.path, "--valid", "result.schema.json", file.path]
         }
-        let process = Process()
-        process.executableURL = ProjectPaths.root.appendingPathComponent(".venv/bin/python")
-        process.arguments = [ProjectPaths.root.appendingPathComponent("scripts/lib/validate_records.py").path] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let report = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(report.suffix(3000))")
+        let pythonArguments = arguments
+        let (status, report) = try await offThePool { () throws -> (Int32, String) in
+            let process = Process()
+            process.executableURL = ProjectPaths.root.appendingPathComponent(".venv/bin/python")
+            process.arguments = [ProjectPaths.root.appendingPathComponent("scripts/lib/validate_records.py").path] + pythonArguments
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+            let report = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationStatus, report)
+        }
+        #expect(status == 0, "\(report.suffix(3000))")
     }
 }

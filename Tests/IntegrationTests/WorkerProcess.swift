@@ -79,7 +79,12 @@ final class WorkerProcess: @unchecked Sendable {
 
 /// A minimal HTTP/1.1 GET over a loopback socket, for /metrics, /healthz and /readyz.
 enum HTTPGet {
+    /// The socket is waited on off the cooperative pool (`offThePool`).
     static func fetch(port: Int, path: String) async throws -> (Int, String) {
+        try await offThePool { try fetchBlocking(port: port, path: path) }
+    }
+
+    private static func fetchBlocking(port: Int, path: String) throws -> (Int, String) {
         guard let fd = connectLoopback(port: port) else { throw TestSupportError("connect to 127.0.0.1:\(port) failed") }
         defer { close(fd) }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
@@ -101,8 +106,16 @@ enum HTTPGet {
 }
 
 /// Runs the `pushline` binary to its end, with `environment` over this process's: exit status,
-/// standard output and standard error.
-func runPushline(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
+/// standard output and standard error; waited for off the cooperative pool (`offThePool`).
+func runPushline(_ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, stdout: String, stderr: String)
+{
+    try await offThePool { try runPushlineBlocking(arguments, environment: environment) }
+}
+
+private func runPushlineBlocking(
+    _ arguments: [String],
+    environment: [String: String]
+) throws -> (status: Int32, stdout: String, stderr: String) {
     let process = Process()
     process.executableURL = WorkerProcess.binary
     process.arguments = arguments

@@ -8,7 +8,7 @@ import Testing
         let broker = try await EmbeddedBroker()
         defer { broker.stop() }
         let topic = "jobs-pause"
-        try broker.createTopic(topic, partitions: 2)
+        try await broker.createTopic(topic, partitions: 2)
         var configuration = Integration.consumerConfiguration(broker, group: "g-pause", topic: topic)
         configuration.statisticsInterval = .milliseconds(200)
         let statistics = Locked<[String]>([])

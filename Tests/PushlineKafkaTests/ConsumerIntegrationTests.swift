@@ -9,7 +9,7 @@ import Testing
         let broker = try await EmbeddedBroker()
         defer { broker.stop() }
         let topic = "jobs-resume"
-        try broker.createTopic(topic, partitions: 4)
+        try await broker.createTopic(topic, partitions: 4)
         let ends = try await Integration.produce(broker, topic: topic, count: 10_000)
         #expect(ends.values.reduce(0, +) == 10_000)
         // One hole per partition, well inside it: everything else completes, out of order.
@@ -40,7 +40,7 @@ import Testing
         let broker = try await EmbeddedBroker()
         defer { broker.stop() }
         let topic = "jobs-split"
-        try broker.createTopic(topic, partitions: 4)
+        try await broker.createTopic(topic, partitions: 4)
         let configuration = Integration.consumerConfiguration(broker, group: "g-split", topic: topic)
         let a = try ConsumerProbe(configuration, seed: 21)
         let b = try ConsumerProbe(configuration, seed: 22)
@@ -48,16 +48,26 @@ import Testing
             let (left, right) = (a.assigned, b.assigned)
             return !left.isEmpty && !right.isEmpty && left.isDisjoint(with: right) && left.union(right).count == 4
         }
+        let revokesAtTheSplit = a.seen.withLock { $0.revoked.count } + b.seen.withLock { $0.revoked.count }
         let ends = try await Integration.produce(broker, topic: topic, count: 2_000)
+        let all = Set(ends.flatMap { partition, end in (0..<end).map { "\(partition)/\($0)" } })
         try await waitUntil("together they see all 2,000 records", timeout: .seconds(60)) {
-            a.recordCount + b.recordCount >= 2_000
+            let seen = a.seen.withLock { Set($0.records.map { "\($0.partition)/\($0.offset)" }) }
+            return seen.union(b.seen.withLock { $0.records.map { "\($0.partition)/\($0.offset)" } }) == all
         }
         let seenA = a.seen.withLock { $0.records.map { "\($0.partition)/\($0.offset)" } }
         let seenB = b.seen.withLock { $0.records.map { "\($0.partition)/\($0.offset)" } }
-        let all = Set(ends.flatMap { partition, end in (0..<end).map { "\(partition)/\($0)" } })
         #expect(Set(seenA).union(seenB) == all)
-        #expect(Set(seenA).isDisjoint(with: seenB))
-        #expect(seenA.count + seenB.count == 2_000)
+        // Each record once, unless the split itself changed: on a loaded host Tansu once left a
+        // heartbeat unanswered for the 6 s session, the member's partitions were lost, and the
+        // other member read them again from the last commit (at-least-once, as designed).
+        let revokes = a.seen.withLock { $0.revoked.count } + b.seen.withLock { $0.revoked.count } - revokesAtTheSplit
+        if revokes == 0 {
+            #expect(Set(seenA).isDisjoint(with: seenB))
+            #expect(seenA.count + seenB.count == 2_000)
+        } else {
+            print("split test: \(revokes) partitions revoked after the split; \(seenA.count + seenB.count) records read for 2,000")
+        }
         // Record contents survive the round trip: key, value and header are the index.
         let sample = a.seen.withLock { $0.records.first } ?? b.seen.withLock { $0.records.first }
         let record = try #require(sample)
@@ -71,7 +81,7 @@ import Testing
         let broker = try await EmbeddedBroker()
         defer { broker.stop() }
         let topic = "jobs-revoke"
-        try broker.createTopic(topic, partitions: 2)
+        try await broker.createTopic(topic, partitions: 2)
         let ends = try await Integration.produce(broker, topic: topic, count: 1_000)
         let holes = ends.mapValues { $0 / 4 }
         let configuration = Integration.consumerConfiguration(broker, group: "g-revoke", topic: topic, drain: .seconds(2))

@@ -9,8 +9,8 @@ import Testing
         let broker = try await EmbeddedBroker()
         defer { broker.stop() }
         let (bulk, urgent) = ("jobs-bulk", "jobs-urgent")
-        try broker.createTopic(bulk, partitions: 2)
-        try broker.createTopic(urgent, partitions: 1)
+        try await broker.createTopic(bulk, partitions: 2)
+        try await broker.createTopic(urgent, partitions: 1)
         var configuration = Integration.consumerConfiguration(broker, group: "g-lanes", topic: bulk)
         configuration.topics = [bulk, urgent]
         configuration.priorityTopics = [urgent]

@@ -28,7 +28,7 @@ import Testing
         let broker = try await EmbeddedBroker()
         defer { broker.stop() }
         let topic = "jobs-reader"
-        try broker.createTopic(topic, partitions: 2)
+        try await broker.createTopic(topic, partitions: 2)
         _ = try await Integration.produce(broker, topic: topic, count: 400)
         let configuration = Integration.consumerConfiguration(broker, group: "g-reader", topic: topic)
         let probe = try ConsumerProbe(configuration, seed: 41, reader: EvenReader())

@@ -28,7 +28,7 @@ import Testing
         let broker = try await EmbeddedBroker()
         defer { broker.stop() }
         let topic = "control-follow"
-        try broker.createTopic(topic, partitions: 3)
+        try await broker.createTopic(topic, partitions: 3)
         let producer = try KafkaProducer(
             configuration: KafkaProducerConfiguration(bootstrapServers: broker.bootstrapServers),
             logger: Integration.logger
@@ -75,6 +75,6 @@ import Testing
         defer { follower.stop() }
         #expect(follower.waitUntilCaughtUp(timeout: .seconds(20)))
         // Creating it again is refused: it exists.
-        #expect(throws: (any Error).self) { try broker.createTopic("made.control", partitions: 1) }
+        await #expect(throws: (any Error).self) { try await broker.createTopic("made.control", partitions: 1) }
     }
 }
