@@ -9,8 +9,11 @@ import Testing
 /// `cancelled`, told to its observer; the rest waits on.
 @Suite struct APNSClientCancelTests {
     final class Heard: APNSBatchObserver {
+        let campaign: String
         let outcomes = Mutex<[Int: APNSOutcome]>([:])
+        init(_ campaign: String) { self.campaign = campaign }
         func notificationEnded(_ index: Int, outcome: APNSOutcome) { outcomes.withLock { $0[index] = outcome } }
+        func cancelKey(_ index: Int) -> APNSCancelKey? { APNSCancelKey(campaign: campaign, job: "\(campaign)-\(index)") }
     }
 
     @Test func queuedWorkThatACancelPicksEndsCancelledAtOnce() async throws {
@@ -20,13 +23,13 @@ import Testing
             credential: .token(keyID: "K", teamID: "T", key: try PrivateKey.generateP256())
         )
         // Not started: no connection, so everything waits in the queue.
-        let (campaign, other) = (Heard(), Heard())
+        let (campaign, other) = (Heard("spring"), Heard("other"))
         let notifications = (0..<3).map { APNSClientTests.notification($0) }
         client.send(notifications, observer: campaign)
         client.send(notifications, options: APNSSendOptions(lane: .urgent), observer: other)
         #expect(client.status().queued == 6)
 
-        let ended = client.cancel { observer, index in observer === campaign && index != 1 }
+        let ended = client.cancel { key in key.campaign == "spring" && key.job != "spring-1" }
         #expect(ended == 2)
         #expect(campaign.outcomes.withLock { $0 }.keys.sorted() == [0, 2])
         #expect(campaign.outcomes.withLock { $0 }.values.allSatisfy { $0.noResponse == .cancelled && $0.attempts == 0 })

@@ -244,6 +244,8 @@ private final class OutcomeCollector: APNSBatchObserver {
         collected.withLock { $0[index, default: []].append(outcome) }
     }
 
+    func cancelKey(_ index: Int) -> APNSCancelKey? { nil }
+
     var outcomes: [Int: [APNSOutcome]] { collected.withLock { $0 } }
     var count: Int { collected.withLock { $0.values.reduce(0) { $0 + $1.count } } }
 }

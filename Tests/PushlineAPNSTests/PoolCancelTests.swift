@@ -1,3 +1,4 @@
+import Foundation
 import PushlineAPNSCore
 import Testing
 
@@ -10,14 +11,23 @@ import Testing
 @Suite struct PoolCancelTests {
     typealias Driver = PoolStateMachineTests.Driver
 
-    /// Hears nothing (the driver records outcomes); its identity is what a cancel picks.
+    /// Hears nothing (the driver records outcomes); its campaign, one per `Work`, is what a
+    /// cancel picks, and each index is a job of its own.
     final class Work: APNSBatchObserver {
+        let campaign = UUID().uuidString
         func notificationEnded(_ index: Int, outcome: APNSOutcome) {}
+        func cancelKey(_ index: Int) -> APNSCancelKey? { APNSCancelKey(campaign: campaign, job: "job-\(index)") }
+    }
+
+    /// Hears nothing and names no job: no cancel picks its requests.
+    final class Unnamed: APNSBatchObserver {
+        func notificationEnded(_ index: Int, outcome: APNSOutcome) {}
+        func cancelKey(_ index: Int) -> APNSCancelKey? { nil }
     }
 
     /// Picks the requests of `work`.
     static func of(_ work: Work) -> APNSCancelFilter {
-        { observer, _ in observer === work }
+        { key in key.campaign == work.campaign }
     }
 
     static func cancelled(_ driver: Driver) -> [Int] {
@@ -157,18 +167,27 @@ import Testing
     @Test func requestsWithACompletionClosureAreNeverPicked() {
         var driver = Driver(connections: 1, limit: 1)
         driver.submit(3)
-        driver.apply(driver.machine.cancel(where: { _, _ in true }, now: driver.now))
+        driver.apply(driver.machine.cancel(where: { _ in true }, now: driver.now))
         #expect(driver.finished == 0)
         #expect(driver.machine.queuedCount == 2)
     }
 
-    /// The filter sees the index the observer hears (its submission's first index + the
-    /// request's), so a group's members can be picked one by one.
+    /// An observer that gives a request no key keeps it out of every cancel.
+    @Test func requestsWithoutAKeyAreNeverPicked() {
+        var driver = Driver(connections: 1, limit: 1)
+        driver.submit(3, completion: .observer(Unnamed(), firstIndex: 0))
+        driver.apply(driver.machine.cancel(where: { _ in true }, now: driver.now))
+        #expect(driver.finished == 0)
+        #expect(driver.machine.queuedCount == 2)
+    }
+
+    /// The key is the one the observer gives the index it hears (its submission's first index +
+    /// the request's), so a group's members can be picked one by one.
     @Test func theFilterSeesTheObserversIndex() {
         let group = Work()
         var driver = Driver(connections: 1, limit: 1)
         driver.submit(4, completion: .observer(group, firstIndex: 10))
-        driver.apply(driver.machine.cancel(where: { _, index in index == 12 }, now: driver.now))
+        driver.apply(driver.machine.cancel(where: { key in key.job == "job-12" }, now: driver.now))
         #expect(Self.cancelled(driver) == [2])
         #expect(driver.machine.queuedCount == 2)
     }

@@ -153,5 +153,6 @@ import Testing
 
     final class Observer: APNSBatchObserver {
         func notificationEnded(_ index: Int, outcome: APNSOutcome) {}
+        func cancelKey(_ index: Int) -> APNSCancelKey? { nil }
     }
 }

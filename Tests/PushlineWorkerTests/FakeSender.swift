@@ -56,7 +56,9 @@ final class FakeSender: NotificationSender {
                 for place in waiting.indices {
                     guard let observer = observers[place].observer else { continue }
                     for index in 0..<waiting[place].count
-                    where !observers[place].ended.contains(index) && filter(observer, observers[place].first + index) {
+                    where !observers[place].ended.contains(index)
+                        && observer.cancelKey(observers[place].first + index).map(filter) == true
+                    {
                         observers[place].ended.insert(index)
                         ended.append((waiting[place].answer, index))
                     }

@@ -21,6 +21,7 @@ import Testing
 
     final class Observer: APNSBatchObserver {
         func notificationEnded(_ index: Int, outcome: APNSOutcome) {}
+        func cancelKey(_ index: Int) -> APNSCancelKey? { nil }
     }
 
     @Test func aGroupIsFullAtCapacityAndEachAppGathersApart() throws {

@@ -259,11 +259,13 @@ struct PoolStateMachine {
         return actions
     }
 
-    /// Whether `filter` matches `request`: its batch's observer and the index it hears the
-    /// request as (requests with a completion closure are never matched).
+    /// Whether `filter` matches `request`: the key its batch's observer gives the index it hears
+    /// the request as (requests with a completion closure, or without a key, are never matched).
     static func matches(_ request: RequestState, _ filter: APNSCancelFilter) -> Bool {
-        guard case .observer(let observer, let firstIndex) = request.batch.completion else { return false }
-        return filter(observer, firstIndex + request.index)
+        guard case .observer(let observer, let firstIndex) = request.batch.completion,
+            let key = observer.cancelKey(firstIndex + request.index)
+        else { return false }
+        return filter(key)
     }
 
     // MARK: Connections

@@ -1,4 +1,5 @@
 import Logging
+import PushlineAPNS
 import Synchronization
 
 /// What is cancelled in this worker: the one registry the control topic's reader feeds
@@ -48,6 +49,12 @@ final class Cancellations: Sendable {
     func isCancelled(_ job: Job) -> Bool {
         guard active.load(ordering: .sequentiallyConsistent) > 0 else { return false }
         return isCancelled(campaign: job.campaign, jobID: job.id)
+    }
+
+    /// Whether the job a request's observer names is cancelled now (`APNSCancelFilter`).
+    func isCancelled(_ key: APNSCancelKey) -> Bool {
+        guard active.load(ordering: .sequentiallyConsistent) > 0 else { return false }
+        return isCancelled(campaign: key.campaign, jobID: key.job)
     }
 
     /// Whether any target is cancelled (some of them may have expired): false means no job is.

@@ -169,19 +169,8 @@ final class JobPipeline: Sendable {
     /// Ends, in every app's pool, the requests of cancelled jobs that have not gone out (after
     /// each cancel; `APNSClient.cancel(where:)`).
     func sweepCancelled() {
-        let filter: APNSCancelFilter = { [cancellations] observer, index in
-            guard let job = Self.job(of: observer, index: index) else { return false }
-            return cancellations.isCancelled(job)
-        }
+        let filter: APNSCancelFilter = { [cancellations] key in cancellations.isCancelled(key) }
         for client in clients.values { client.cancel(where: filter) }
-    }
-
-    /// The job whose request an observer hears as `index`: a job's progress, or a group's member.
-    static func job(of observer: any APNSBatchObserver, index: Int) -> Job? {
-        if let progress = observer as? JobProgress { return progress.job }
-        if let group = observer as? JobGroupProgress, group.members.indices.contains(index) { return group.members[index].job }
-        if let broadcast = observer as? BroadcastObserver { return broadcast.progress.job }
-        return nil
     }
 
     /// A started record: rejected, or its job started. Read through a pointer, field by field:

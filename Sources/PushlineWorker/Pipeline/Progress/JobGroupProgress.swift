@@ -64,6 +64,11 @@ final class JobGroupProgress: ResultDelivery, APNSBatchObserver, @unchecked Send
         results.memberEnded(self, index: index, outcome: outcome)
     }
 
+    /// Member `index`'s job: a cancel picks the group's members one by one.
+    func cancelKey(_ index: Int) -> APNSCancelKey? {
+        members.indices.contains(index) ? members[index].job.cancelKey : nil
+    }
+
     /// Member `index` gets no record here (its pool shut down first, or a revoke withdrew its
     /// request): its record is given up now, and the group no longer waits for it. A held app's
     /// member withdrawn in a revoke is parked instead, as a job of its own would be

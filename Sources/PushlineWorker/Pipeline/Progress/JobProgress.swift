@@ -85,6 +85,8 @@ final class JobProgress: ResultDelivery, APNSBatchObserver, @unchecked Sendable 
         results.tokenEnded(self, index: index, outcome: outcome)
     }
 
+    func cancelKey(_ index: Int) -> APNSCancelKey? { job.cancelKey }
+
     /// A token's final outcome, before its records are published: counted for `job_done`.
     func tokenFinal(_ outcome: APNSOutcome, answeredAt: Int64) {
         countdown.tokenFinal(outcome, answeredAt: answeredAt)
