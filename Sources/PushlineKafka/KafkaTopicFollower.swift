@@ -6,8 +6,10 @@ import Logging
 /// partition's order, on the follower's own thread.
 ///
 /// Made for small compacted topics every member of a fleet reads whole (the worker's control
-/// topic). A missing topic is created when the configuration says how (`creation`), else waited
-/// for, with a warning. Partitions added to the topic after it was found are not read.
+/// topic). The topic is looked up first; a missing one is created when the configuration says how
+/// (`creation`), else waited for, with a warning; one whose creation the broker refuses holds
+/// nobody up (`isCaughtUp`: there is nothing in it) and is read once it appears. Partitions added
+/// to the topic after it was found are not read.
 public final class KafkaTopicFollower: Sendable {
     private let core: TopicFollowerCore
 
@@ -36,6 +38,14 @@ public final class KafkaTopicFollower: Sendable {
     public func stop() {
         core.stop()
     }
+
+    /// Asks the thread to stop without waiting for it; `waitUntilCaughtUp` returns at once.
+    public func requestStop() {
+        core.requestStop()
+    }
+
+    /// Whether a stop was asked for (or the thread ended).
+    public var isStopping: Bool { core.isStopping }
 
     deinit {
         core.requestStop()

@@ -15,9 +15,6 @@ final class TopicFollowerCore: @unchecked Sendable {
     private let condition = NSCondition()
     private var state = TopicFollowerState.finding(stopping: false)
 
-    /// Kafka's TOPIC_ALREADY_EXISTS.
-    private static let topicAlreadyExists = KafkaError.Code(rawValue: 36)
-
     init(
         client: RDKafkaClient,
         configuration: KafkaTopicFollowerConfiguration,
@@ -64,7 +61,7 @@ final class TopicFollowerCore: @unchecked Sendable {
         condition.unlock()
     }
 
-    private var isStopping: Bool {
+    var isStopping: Bool {
         condition.lock()
         defer { condition.unlock() }
         return state.isStopping
@@ -100,36 +97,55 @@ final class TopicFollowerCore: @unchecked Sendable {
         client.unassignAll()
     }
 
-    /// The topic's partition count, once it exists (created here when configured); nil when
-    /// stopped first.
+    /// The topic's partition count, once it exists; nil when stopped first. The topic is looked
+    /// up first and created (when configured) only when it is missing, so a worker that may not
+    /// create topics, or whose create would go unanswered, never waits for that. When the broker
+    /// refuses the create (an answer, not a timeout), the follower says so once and counts as
+    /// caught up (`absent`: there is nothing to read), and goes on looking for the topic.
     private func findTopic() -> Int32? {
         let topic = configuration.topic
         var warned = false
+        var refused = false
         while !isStopping {
-            if let creation = configuration.creation {
-                switch client.createTopic(topic, partitions: creation.partitions, configs: creation.configs, timeout: .seconds(10)) {
-                case nil:
-                    logger.info(
-                        "topic created",
-                        metadata: [
-                            "topic": "\(topic)",
-                            "configs": "\(creation.configs.sorted { $0.key < $1.key }.map { "\($0)=\($1)" }.joined(separator: " "))",
-                        ]
-                    )
-                case let error? where error.code == Self.topicAlreadyExists:
-                    break
-                case let error?:
-                    if !warned { logger.warning("cannot create topic", metadata: ["topic": "\(topic)", "error": "\(error)"]) }
-                }
-            }
+            var next = configuration.retryInterval
             do {
                 if let count = try client.partitionCount(of: topic, timeout: .seconds(10)) { return count }
-                if !warned { logger.warning("topic missing; waiting for it", metadata: ["topic": "\(topic)"]) }
+                if let creation = configuration.creation, !refused {
+                    switch client.createTopic(topic, partitions: creation.partitions, configs: creation.configs, timeout: .seconds(10)) {
+                    case nil:
+                        logger.info(
+                            "topic created",
+                            metadata: [
+                                "topic": "\(topic)",
+                                "configs": "\(creation.configs.sorted { $0.key < $1.key }.map { "\($0)=\($1)" }.joined(separator: " "))",
+                            ]
+                        )
+                        next = .milliseconds(100)
+                    case let error? where error.code == .topicAlreadyExists:
+                        next = .milliseconds(100)
+                    case let error? where !KafkaError.Code.retriable.contains(error.code):
+                        refused = true
+                        logger.warning(
+                            "topic missing, and creating it was refused: starting without it; it is read from its beginning once it exists",
+                            metadata: ["topic": "\(topic)", "error": "\(error)"]
+                        )
+                        condition.lock()
+                        state.absent()
+                        condition.broadcast()
+                        condition.unlock()
+                    case let error?:
+                        if !warned {
+                            logger.warning("cannot create topic; retrying", metadata: ["topic": "\(topic)", "error": "\(error)"])
+                        }
+                    }
+                } else if !warned, !refused {
+                    logger.warning("topic missing; waiting for it", metadata: ["topic": "\(topic)"])
+                }
             } catch {
                 if !warned { logger.warning("cannot read topic metadata; retrying", metadata: ["topic": "\(topic)", "error": "\(error)"]) }
             }
-            warned = true
-            guard pause(configuration.retryInterval) else { return nil }
+            if next == configuration.retryInterval { warned = true }
+            guard pause(next) else { return nil }
         }
         return nil
     }

@@ -41,6 +41,7 @@ import Testing
         var stopped = TopicFollowerState.finding(stopping: false)
         stopped.requestStop()
         #expect(stopped == .finding(stopping: true))
+        #expect(stopped.waitIsOver, "nobody waits for a follower asked to stop")
         stopped.found(partitions: 2)
         #expect(stopped == .reading(ended: [], partitions: 2, stopping: true))
         stopped.finish()
@@ -58,5 +59,30 @@ import Testing
         let ended = state.ended(0)
         #expect(!ended)
         #expect(!state.isCaughtUp)
+    }
+
+    /// A topic the follower may not create and that does not exist holds nobody up: there is
+    /// nothing in it. Once it appears it is read from the beginning, and until then the follower
+    /// counts as caught up (a stop rides along as elsewhere).
+    @Test func anAbsentTopicThatCannotBeCreatedHoldsNobodyUpAndIsReadOnceItAppears() {
+        var state = TopicFollowerState.finding(stopping: false)
+        state.absent()
+        #expect(state == .absent(stopping: false))
+        #expect(state.isCaughtUp && state.waitIsOver && !state.isFinished)
+        state.found(partitions: 2)
+        #expect(state == .reading(ended: [], partitions: 2, stopping: false), "read from its beginning")
+        let first = state.ended(0)
+        let second = state.ended(1)
+        #expect(!first && second && state.isCaughtUp)
+        var stopped = TopicFollowerState.finding(stopping: false)
+        stopped.absent()
+        stopped.requestStop()
+        #expect(stopped == .absent(stopping: true) && stopped.isStopping)
+        stopped.finish()
+        #expect(stopped == .finished(caughtUp: true))
+        var reading = TopicFollowerState.finding(stopping: false)
+        reading.found(partitions: 1)
+        reading.absent()
+        #expect(reading == .reading(ended: [], partitions: 1, stopping: false), "absent only while finding")
     }
 }
