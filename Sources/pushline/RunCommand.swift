@@ -24,6 +24,11 @@ struct RunCommand: AsyncParsableCommand {
     var printConfig = false
 
     func run() async throws {
+        // SIGTERM and SIGINT from the first instruction: one that comes while the configuration
+        // loads or the services are made is kept, and shuts the group down gracefully as soon as
+        // it runs (exit 0), instead of killing the process.
+        let signals = SignalWaiter(signals: [SIGTERM, SIGINT])
+        defer { withExtendedLifetime(signals) {} }
         let configuration = try await loadConfiguration(file: config, kafkaOnly: false)
         if printConfig {
             print(configuration.renderedYAML(), terminator: "")
@@ -46,13 +51,21 @@ struct RunCommand: AsyncParsableCommand {
             // Optional: if it ends (no jemalloc statistics), the worker goes on.
             services.append(.init(service: HeapSampler(), successTerminationBehavior: .ignore))
             services += try Worker(configuration: configuration, logger: logger, health: health).services()
-            var groupConfiguration = ServiceGroupConfiguration(
-                services: services,
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger
-            )
+            // The group gets no signals of its own: `signals` has had them since the start.
+            var groupConfiguration = ServiceGroupConfiguration(services: services, logger: logger)
             groupConfiguration.maximumGracefulShutdownDuration = .milliseconds(configuration.worker.shutdownTimeoutMilliseconds + 15_000)
-            try await ServiceGroup(configuration: groupConfiguration).run()
+            let group = ServiceGroup(configuration: groupConfiguration)
+            let events = signals.events
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask {
+                    for await number in events {
+                        logger.info("signal received: shutting down gracefully", metadata: ["signal": "\(number)"])
+                        await group.triggerGracefulShutdown()
+                    }
+                }
+                try await group.run()
+                tasks.cancelAll()
+            }
         } catch let problems as ConfigurationProblems {
             throw ExitFailure.configuration(problems.problems)
         } catch {

@@ -25,6 +25,8 @@ final class DeferredIntake: Service, Sendable {
     private let interval: Duration
     private let queue = Mutex(DeferredQueue())
     private let paused = Atomic<Bool>(false)
+    /// Awaited before the first job is released (`ControlTopicReader.waitForBoot`).
+    private let boot: @Sendable () async -> Void
 
     init(
         consumer: KafkaConsumer,
@@ -33,8 +35,10 @@ final class DeferredIntake: Service, Sendable {
         metrics: [String: AppWindowMetrics],
         logger: Logger,
         maxHeld: Int = 2000,
-        interval: Duration = .milliseconds(20)
+        interval: Duration = .milliseconds(20),
+        boot: @escaping @Sendable () async -> Void = {}
     ) {
+        self.boot = boot
         self.consumer = consumer
         self.pipeline = pipeline
         self.window = window
@@ -52,7 +56,10 @@ final class DeferredIntake: Service, Sendable {
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await self.read() }
-                group.addTask { await self.releaseLoop() }
+                group.addTask {
+                    await self.boot()
+                    await self.releaseLoop()
+                }
                 // Either ends the intake: the consumer's events end, or the task is cancelled.
                 await group.next()
                 group.cancelAll()

@@ -8,24 +8,31 @@ import ServiceLifecycle
 /// whole topic outside the consumer group (from the beginning at boot, then following it, polled
 /// every 100 ms) and turns each record into a `CancelChange` for `apply`, in the topic's order.
 ///
-/// Made in `Worker.services()` before the jobs consumer, which is made only once the reader has
-/// applied every cancel already in the topic (or after 10 s, with a warning: `waitForBoot`), so a cancel
-/// written before its jobs arrive holds for them. Creates the topic when it is missing
-/// (compacted, `retention.ms` = the cancel retention), else waits for it with a warning.
+/// The first service of the worker's group. Its run first waits (off the cooperative pool) until
+/// every cancel already in the topic is applied, or 10 s, or a graceful shutdown, whichever comes
+/// first, and then opens `booted`: the intakes start no job before (`waitForBoot`), so a cancel
+/// written before its jobs arrive holds for them, and a SIGTERM during the wait stops the worker
+/// as at any other time. Creates the topic only when it is missing (compacted, `retention.ms` =
+/// the cancel retention); when the broker refuses that, the worker starts at once and says so.
 final class ControlTopicReader: Service, Sendable {
     private let follower: KafkaTopicFollower
     private let topic: String
     private let logger: Logger
+    private let bootTimeout: Duration
+    /// Its first generation opens when the boot wait is over.
+    private let booted = ChangeSignal()
 
     init(
         kafka: PushlineConfiguration.Kafka,
         retentionMilliseconds: Int,
         logger: Logger,
+        bootTimeout: Duration = .seconds(10),
         apply: @escaping @Sendable (CancelChange) -> Void
     ) throws(KafkaError) {
         let topic = kafka.controlTopicName
         self.topic = topic
         self.logger = logger
+        self.bootTimeout = bootTimeout
         let retention = Int64(retentionMilliseconds)
         follower = try KafkaTopicFollower(
             configuration: KafkaTopicFollowerConfiguration(
@@ -44,23 +51,41 @@ final class ControlTopicReader: Service, Sendable {
         )
     }
 
-    /// Blocks until every cancel already in the topic was applied, up to `timeout`; logs a warning
-    /// when the topic could not be read in time (cancels then apply as they are read).
-    func waitForBoot(timeout: Duration) {
-        if follower.waitUntilCaughtUp(timeout: timeout) {
+    /// Returns once the boot wait is over (`run`), or when the task is cancelled: what an intake
+    /// awaits before its first job.
+    func waitForBoot() async {
+        await booted.wait(after: 0)
+    }
+
+    func run() async throws {
+        await withGracefulShutdownHandler {
+            await boot()
+        } onGracefulShutdown: {
+            // Ends the boot wait at once: the follower's thread stops within a poll.
+            self.follower.requestStop()
+        }
+        booted.signal()
+        // Cancellation (another service failed) ends the wait too.
+        try? await gracefulShutdown()
+        follower.stop()
+    }
+
+    /// Waits, on a thread of its own, until every cancel already in the topic was applied, up to
+    /// `bootTimeout` or the follower's stop; logs a warning when the topic was not read in time
+    /// (cancels then apply as they are read).
+    private func boot() async {
+        let (follower, timeout) = (self.follower, bootTimeout)
+        let caughtUp = await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: follower.waitUntilCaughtUp(timeout: timeout)) }.start()
+        }
+        if caughtUp {
             logger.info("control topic read; cancels in force applied", metadata: ["topic": "\(topic)"])
-        } else {
+        } else if !follower.isStopping {
             logger.warning(
                 "control topic not read; jobs flow, its cancels apply as they are read",
                 metadata: ["topic": "\(topic)"]
             )
         }
-    }
-
-    func run() async throws {
-        // Cancellation (another service failed) ends the wait too.
-        try? await gracefulShutdown()
-        follower.stop()
     }
 
     /// The change `record` makes at `nowMilliseconds`: nil for a malformed record (logged, a

@@ -82,9 +82,11 @@ public struct Worker: Sendable {
             // not going to be answered (docs/kafka.md, "A join that is never answered").
             stalledJoinLimit: kafka.guardJoinRounds ? sessionTimeout * 2 + revokeDrainTimeout : .zero
         )
-        // Every cancel already on the control topic is applied before the consumer is made, so it
-        // holds for jobs that arrive from the start (bounded: a topic not read in 10 s applies late).
-        // What is cancelled: the control topic's reader applies to it, the pipeline asks it.
+        // Every cancel already on the control topic is applied before the intakes start a job, so
+        // it holds for jobs that arrive from the start (bounded: a topic not read in 10 s applies
+        // late). The wait is the reader's service's (a SIGTERM during it stops the worker as at any
+        // other time). What is cancelled: the control topic's reader applies to it, the pipeline
+        // asks it.
         let cancellations = Cancellations(logger: logger)
         let control = try ControlTopicReader(
             kafka: kafka,
@@ -92,7 +94,6 @@ public struct Worker: Sendable {
             logger: logger,
             apply: { cancellations.apply($0) }
         )
-        control.waitForBoot(timeout: .seconds(10))
         let consumer = try KafkaConsumer(
             configuration: jobsConsumer,
             logger: logger,
@@ -209,7 +210,14 @@ public struct Worker: Sendable {
             holdChanged: pools.holdChanged
         )
 
-        let parked = deferredServices(deferred, pipeline: pipeline, window: appWindow, metrics: windowMetrics, gate: gate)
+        let parked = deferredServices(
+            deferred,
+            pipeline: pipeline,
+            window: appWindow,
+            metrics: windowMetrics,
+            gate: gate,
+            control: control
+        )
         return [
             // First, so it stops last: cancels keep applying through the drain.
             .init(service: control),
@@ -229,7 +237,8 @@ public struct Worker: Sendable {
                     drain: drain,
                     health: health,
                     apps: apps,
-                    logger: logger
+                    logger: logger,
+                    boot: { await control.waitForBoot() }
                 ),
                 successTerminationBehavior: .gracefullyShutdownGroup,
                 failureTerminationBehavior: .gracefullyShutdownGroup
@@ -245,14 +254,22 @@ public struct Worker: Sendable {
         pipeline: JobPipeline,
         window: AppWindow?,
         metrics: [String: AppWindowMetrics],
-        gate: InflightGate
+        gate: InflightGate,
+        control: ControlTopicReader
     ) -> (consumer: [ServiceGroupConfiguration.ServiceConfiguration], intake: [ServiceGroupConfiguration.ServiceConfiguration]) {
         guard let deferred, let window else { return ([], []) }
         return (
             [.init(service: JobConsumer(consumer: deferred, gate: gate, logger: logger))],
             [
                 .init(
-                    service: DeferredIntake(consumer: deferred, pipeline: pipeline, window: window, metrics: metrics, logger: logger),
+                    service: DeferredIntake(
+                        consumer: deferred,
+                        pipeline: pipeline,
+                        window: window,
+                        metrics: metrics,
+                        logger: logger,
+                        boot: { await control.waitForBoot() }
+                    ),
                     successTerminationBehavior: .gracefullyShutdownGroup,
                     failureTerminationBehavior: .gracefullyShutdownGroup
                 )

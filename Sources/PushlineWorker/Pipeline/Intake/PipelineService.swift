@@ -16,6 +16,9 @@ final class PipelineService: Service, Sendable {
     /// A worker with several apps: each app within its share, or parked (nil: one app).
     private let apps: AppsIntake?
     private let logger: Logger
+    /// Awaited before the first record is taken (`ControlTopicReader.waitForBoot`: the cancels
+    /// already written are in force).
+    private let boot: @Sendable () async -> Void
 
     init(
         pipeline: JobPipeline,
@@ -24,8 +27,10 @@ final class PipelineService: Service, Sendable {
         drain: ShutdownDrain,
         health: WorkerHealth,
         apps: AppsIntake? = nil,
-        logger: Logger
+        logger: Logger,
+        boot: @escaping @Sendable () async -> Void = {}
     ) {
+        self.boot = boot
         self.pipeline = pipeline
         self.consumer = consumer
         self.backpressure = backpressure
@@ -38,7 +43,11 @@ final class PipelineService: Service, Sendable {
     func run() async throws {
         var failure: (any Error)?
         do {
-            try await cancelWhenGracefulShutdown { try await self.intake() }
+            try await cancelWhenGracefulShutdown {
+                await self.boot()
+                if Task.isCancelled { return }
+                try await self.intake()
+            }
         } catch {
             logger.error("consumer failed", metadata: ["error": "\(error)"])
             failure = error
