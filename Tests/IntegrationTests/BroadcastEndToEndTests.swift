@@ -149,16 +149,7 @@ import Testing
         try mock.run()
         // Not waited for: Process reaps it (a wait here would block the cooperative pool).
         defer { kill(mock.processIdentifier, SIGTERM) }
-        let reading = out.fileHandleForReading
-        let line = await offThePool {
-            var line = ""
-            while !line.hasSuffix("\n") {
-                let byte = reading.readData(ofLength: 1)
-                if byte.isEmpty { break }
-                line += String(decoding: byte, as: UTF8.self)
-            }
-            return line
-        }
+        let line = await readChildOutput(out.fileHandleForReading) { $0.hasSuffix("\n") }
         let port = try #require(
             line.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) },
             "\(line)"

@@ -105,16 +105,7 @@ import Testing
                 process.standardError = FileHandle.nullDevice
             }
             try process.run()
-            let reading = out.fileHandleForReading
-            _ = await offThePool {
-                var line = ""
-                while !line.contains("listening") {
-                    let byte = reading.readData(ofLength: 1)
-                    if byte.isEmpty { break }
-                    line += String(decoding: byte, as: UTF8.self)
-                }
-                return line
-            }
+            _ = await readChildOutput(out.fileHandleForReading) { $0.contains("listening") }
             kill(process.processIdentifier, SIGUSR1)
             try await waitUntil("the stats file after SIGUSR1", timeout: .seconds(10)) {
                 !process.isRunning || FileManager.default.fileExists(atPath: stats)

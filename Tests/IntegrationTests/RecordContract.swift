@@ -22,19 +22,7 @@ enum RecordContract {
             try Data(values.map { $0 + [UInt8(ascii: "\n")] }.joined()).write(to: file)
             arguments += ["--valid", "\(type).schema.json", file.path, "--valid", "result.schema.json", file.path]
         }
-        let pythonArguments = arguments
-        let (status, report) = try await offThePool { () throws -> (Int32, String) in
-            let process = Process()
-            process.executableURL = ProjectPaths.root.appendingPathComponent(".venv/bin/python")
-            process.arguments = [ProjectPaths.root.appendingPathComponent("scripts/lib/validate_records.py").path] + pythonArguments
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            let report = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return (process.terminationStatus, report)
-        }
+        let (status, report) = try await validateRecords(arguments)
         #expect(status == 0, "\(report.suffix(3000))")
     }
 }

@@ -35,7 +35,7 @@ extension RecordSchemaTests {
         }
     }
 
-    @Test func encodedRecordsMatchTheirSchemas() throws {
+    @Test func encodedRecordsMatchTheirSchemas() async throws {
         let source = RecordSource(topic: "push.jobs", partition: 3, offset: 1234)
         let ids = APNSIDGenerator()
         let token = Self.token
@@ -89,7 +89,7 @@ extension RecordSchemaTests {
                 "channel_gone.jsonl": gone, "job_done.jsonl": done,
             ]
         )
-        try Self.validate([
+        try await Self.validate([
             "--valid", "delivery.schema.json", files["delivery.jsonl"]!,
             "--valid", "token_invalidated.schema.json", files["token_invalidated.jsonl"]!,
             "--valid", "rejected.schema.json", files["rejected.jsonl"]!,

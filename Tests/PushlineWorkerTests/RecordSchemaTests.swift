@@ -38,7 +38,7 @@ import Testing
 
     // MARK: Jobs
 
-    @Test func jobCorpusAgreesWithTheDecoderAndTheSchema() throws {
+    @Test func jobCorpusAgreesWithTheDecoderAndTheSchema() async throws {
         let accepted = try Self.lines(Self.corpus.appendingPathComponent("jobs-accepted.jsonl")) + Self.generatedAccepted()
         let rejected = try Self.lines(Self.corpus.appendingPathComponent("jobs-rejected.jsonl")) + Self.generatedRejected()
 
@@ -68,7 +68,7 @@ import Testing
         let directory = try ProjectPaths.temporaryDirectory("pushline-schema")
         defer { try? FileManager.default.removeItem(at: directory) }
         let files = try Self.write(directory, ["accepted.jsonl": accepted, "rejected.jsonl": schemaRejects, "schema-blind.jsonl": blind])
-        try Self.validate([
+        try await Self.validate([
             "--valid", "job.schema.json", files["accepted.jsonl"]!,
             "--invalid", "job.schema.json", files["rejected.jsonl"]!,
             "--valid", "job.schema.json", files["schema-blind.jsonl"]!,
@@ -77,7 +77,7 @@ import Testing
 
     /// What `pushline cancel` writes is what cancel.schema.json (and the AsyncAPI document's
     /// control channel) describes; a value with another member, or none of the two targets, is not.
-    @Test func controlRecordsMatchTheCancelSchema() throws {
+    @Test func controlRecordsMatchTheCancelSchema() async throws {
         let written = [
             ControlRecord(target: .campaign("spring-sale"), cancel: .init(reason: "wrong \"link\"", atMilliseconds: 1_790_000_000_000)),
             ControlRecord(target: .job("c42-17"), cancel: .init(reason: nil, atMilliseconds: 0)),
@@ -93,7 +93,7 @@ import Testing
         let directory = try ProjectPaths.temporaryDirectory("pushline-schema")
         defer { try? FileManager.default.removeItem(at: directory) }
         let files = try Self.write(directory, ["cancels.jsonl": written, "not-cancels.jsonl": invalid])
-        try Self.validate([
+        try await Self.validate([
             "--valid", "cancel.schema.json", files["cancels.jsonl"]!,
             "--invalid", "cancel.schema.json", files["not-cancels.jsonl"]!,
         ])
@@ -155,8 +155,8 @@ import Testing
 
     // MARK: AsyncAPI
 
-    @Test func asyncAPIDocumentResolvesToTheSchemas() throws {
-        try Self.validate(["--asyncapi", ProjectPaths.root.appendingPathComponent("docs/asyncapi.yaml").path])
+    @Test func asyncAPIDocumentResolvesToTheSchemas() async throws {
+        try await Self.validate(["--asyncapi", ProjectPaths.root.appendingPathComponent("docs/asyncapi.yaml").path])
     }
 
     // MARK: Helpers
@@ -189,23 +189,9 @@ import Testing
     }
 
     /// Runs scripts/lib/validate_records.py; a mismatch fails the test with the script's report.
-    static func validate(_ arguments: [String]) throws {
-        let python = ProjectPaths.root.appendingPathComponent(".venv/bin/python")
-        guard FileManager.default.isExecutableFile(atPath: python.path) else {
-            Issue.record("no \(python.path): run scripts/setup (it installs jsonschema and PyYAML there)")
-            return
-        }
-        let process = Process()
-        process.executableURL = python
-        process.arguments = [ProjectPaths.root.appendingPathComponent("scripts/lib/validate_records.py").path] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        // Read to the end before waiting: a report longer than the pipe's buffer would block it.
-        let report = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+    static func validate(_ arguments: [String]) async throws {
+        let (status, report) = try await validateRecords(arguments)
         print(report, terminator: "")
-        #expect(process.terminationStatus == 0, "validate_records.py exited \(process.terminationStatus):\n\(report)")
+        #expect(status == 0, "validate_records.py exited \(status):\n\(report)")
     }
 }
