@@ -13,7 +13,9 @@ import Synchronization
 /// back keeps its identity: its results name its first source (`ParkedRecordHeaders`), and its
 /// deferred record is completed, like any job's, once they are all in Kafka.
 ///
-/// Memory is bounded: at `maxHeld` jobs held, the deferred consumer pauses until half are gone.
+/// Memory is bounded: at `maxHeld` jobs held, the deferred consumer pauses until half are gone;
+/// while it is paused, held apps' jobs go back to the topic (`reparkHeld`), so that they never
+/// stop the other apps' parked jobs behind them.
 /// What is held is not started, so a revoke or a shutdown leaves it to the partition's next owner.
 final class DeferredIntake: Service, Sendable {
     private let consumer: KafkaConsumer
@@ -25,6 +27,8 @@ final class DeferredIntake: Service, Sendable {
     private let interval: Duration
     private let queue = Mutex(DeferredQueue())
     private let paused = Atomic<Bool>(false)
+    /// When held apps' jobs last went back to the deferred topic (`reparkHeld`).
+    private let lastRepark = Mutex<MonotonicInstant?>(nil)
     /// Awaited before the first job is released (`ControlTopicReader.waitForBoot`).
     private let boot: @Sendable () async -> Void
 
@@ -171,9 +175,42 @@ final class DeferredIntake: Service, Sendable {
             metrics[app]?.unparked.increment(by: entries.count)
             hand(entries)
         }
-        if paused.load(ordering: .relaxed), queue.withLock({ $0.count }) < maxHeld / 2 {
+        guard paused.load(ordering: .relaxed) else { return }
+        if queue.withLock({ $0.count }) < maxHeld / 2 {
             paused.store(false, ordering: .relaxed)
             consumer.resume()
+        } else {
+            reparkHeld(at: now)
         }
+    }
+
+    /// The queue is full and the deferred consumer paused: the jobs of held apps, which cannot
+    /// leave it before their hold ends, go back to the deferred topic (a copy each, their records
+    /// completed once the copies are in Kafka), so that the other apps' parked jobs behind them on
+    /// the same partitions are read. Without this, a held app with more than half of `maxHeld`
+    /// jobs parked stopped every other app's parked jobs until its hold ended (CI: the healthy app
+    /// of `AppIsolationTests`, parked as slow at its share, waited for a 90 s refusal of the
+    /// other). The copies are read again after the others', and wait again while the app is held.
+    /// At most once a second.
+    private func reparkHeld(at now: MonotonicInstant) {
+        guard lastRepark.withLock({ last in
+            guard last.map({ now.nanoseconds - $0.nanoseconds >= 1_000_000_000 }) ?? true else { return false }
+            last = now
+            return true
+        })
+        else { return }
+        let held = Set(window.all.filter(\.isHeld).map(\.name))
+        guard !held.isEmpty else { return }
+        let entries = queue.withLock { $0.take { held.contains($0.app) } }
+        guard !entries.isEmpty else { return }
+        for lane in SendLane.allCases {
+            let records = entries.filter { $0.lane == lane }.map(\.record)
+            guard !records.isEmpty else { continue }
+            pipeline.results.release.park(records, started: consumer.start(records.map(\.record.id)), lane: lane) { _ in 0 }
+        }
+        logger.info(
+            "held apps' parked jobs go back to the deferred topic: the other apps' parked jobs are behind them",
+            metadata: ["jobs": "\(entries.count)", "apps": "\(held.sorted().joined(separator: ","))"]
+        )
     }
 }
