@@ -193,11 +193,12 @@ final class DeferredIntake: Service, Sendable {
     /// other). The copies are read again after the others', and wait again while the app is held.
     /// At most once a second.
     private func reparkHeld(at now: MonotonicInstant) {
-        guard lastRepark.withLock({ last in
-            guard last.map({ now.nanoseconds - $0.nanoseconds >= 1_000_000_000 }) ?? true else { return false }
-            last = now
-            return true
-        })
+        guard
+            lastRepark.withLock({ last in
+                guard last.map({ now.nanoseconds - $0.nanoseconds >= 1_000_000_000 }) ?? true else { return false }
+                last = now
+                return true
+            })
         else { return }
         let held = Set(window.all.filter(\.isHeld).map(\.name))
         guard !held.isEmpty else { return }
